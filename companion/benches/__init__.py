@@ -1,0 +1,1 @@
+"""companion.benches: one module per bench target (add_arguments, run)."""

@@ -1,0 +1,1 @@
+"""companion.commands: one module per CLI command (add_arguments, run)."""

@@ -1,0 +1,1 @@
+"""vision.commands: the read-board and read-chip commands."""

@@ -1,0 +1,1 @@
+"""vision.synth: the synthetic renderer of boards, chips and pieces, with ground truth."""
