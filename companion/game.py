@@ -1,0 +1,1275 @@
+"""The rules engine: one game object, legal actions you can list, actions applied or refused.
+
+Like python-chess: a :class:`Game` holds the whole state; :meth:`Game.legal_actions` lists what
+may be done now; :meth:`Game.apply` carries an action out and returns what happened, or raises
+:class:`IllegalAction` with the reason and the number of the rule in RULES.md, leaving the state
+exactly as it was.
+
+>>> from companion.layouts import random_board
+>>> game = Game(random_board(4, seed=1), ["red", "blue", "white", "orange"], rng=7)
+>>> game.phase, game.current_player
+(<Phase.FOUNDING_SETTLEMENT: 'founding_settlement'>, 'red')
+>>> len(game.legal_actions())  # every corner of the island is free
+54
+>>> game.apply(BuildSettlement("red", Vertex(0, 0, "N")))
+[{'type': 'built', 'player': 'red', 'piece': 'settlement', 'vertex': [0, 0, 'N']}]
+>>> game.apply(EndTurn("red"))
+Traceback (most recent call last):
+...
+companion.game.IllegalAction: red must place a road next to the settlement just built (rule 1.4.1)
+
+Randomness (dice, bought cards, stolen cards) comes from an injectable :class:`Randomness`; an
+action may also carry its outcome (a physical roll), and :meth:`Game.resolve` fills in the
+outcome without changing the state, so the journal can record it before the state changes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Protocol
+
+from companion.actions import (
+    DEV_CARDS,
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevelopmentCard,
+    Cards,
+    DevCard,
+    Discard,
+    DomesticTrade,
+    EndTurn,
+    MaritimeTrade,
+    MoveRobber,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RollDice,
+)
+from companion.board import (
+    HARBOR_KINDS,
+    RESOURCES,
+    Board,
+    Edge,
+    Resource,
+    Vertex,
+)
+
+Event = dict[str, Any]
+
+N_RES = len(RESOURCES)
+LUMBER, BRICK, WOOL, GRAIN, ORE = range(N_RES)
+
+#: Building costs (RULES.md 1.9.1), counts in RESOURCES order.
+COST_ROAD = (1, 1, 0, 0, 0)
+COST_SETTLEMENT = (1, 1, 1, 1, 0)
+COST_CITY = (0, 0, 0, 2, 3)
+COST_DEV_CARD = (0, 0, 1, 1, 1)
+
+KNIGHT, VICTORY_POINT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY = range(len(DEV_CARDS))
+PLAY_ACTION_CARD = {
+    PlayKnight: KNIGHT,
+    PlayRoadBuilding: ROAD_BUILDING,
+    PlayYearOfPlenty: YEAR_OF_PLENTY,
+    PlayMonopoly: MONOPOLY,
+}
+
+
+class Phase(StrEnum):
+    FOUNDING_SETTLEMENT = "founding_settlement"
+    FOUNDING_ROAD = "founding_road"
+    ROLL = "roll"
+    DISCARD = "discard"
+    MOVE_ROBBER = "move_robber"
+    MAIN = "main"
+    ROAD_BUILDING = "road_building"
+    GAME_OVER = "game_over"
+
+
+class IllegalAction(ValueError):
+    """An action the rules refuse; ``rule`` is its number in RULES.md."""
+
+    def __init__(self, rule: str, reason: str):
+        super().__init__(f"{reason} (rule {rule})")
+        self.rule = rule
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule options of a game (the defaults are the base game for 3-4 players)."""
+
+    victory_points: int = 10
+    #: RULES.md 1.5 GAP: False keeps the strict order (no trade after the first build or buy).
+    trade_after_build: bool = False
+    settlements: int = 5
+    cities: int = 4
+    roads: int = 15
+    cards_per_resource: int = 19
+    discard_limit: int = 7
+    longest_road_min: int = 5
+    largest_army_min: int = 3
+    dev_deck: tuple[tuple[DevCard, int], ...] = (
+        (DevCard.KNIGHT, 14),
+        (DevCard.VICTORY_POINT, 5),
+        (DevCard.ROAD_BUILDING, 2),
+        (DevCard.YEAR_OF_PLENTY, 2),
+        (DevCard.MONOPOLY, 2),
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "victory_points": self.victory_points,
+            "trade_after_build": self.trade_after_build,
+            "settlements": self.settlements,
+            "cities": self.cities,
+            "roads": self.roads,
+            "cards_per_resource": self.cards_per_resource,
+            "discard_limit": self.discard_limit,
+            "longest_road_min": self.longest_road_min,
+            "largest_army_min": self.largest_army_min,
+            "dev_deck": {card.value: n for card, n in self.dev_deck},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rules:
+        known = {k: v for k, v in data.items() if k != "dev_deck"}
+        deck = tuple((DevCard(k), int(v)) for k, v in data.get("dev_deck", {}).items())
+        return cls(**known, **({"dev_deck": deck} if deck else {}))
+
+
+class Randomness(Protocol):
+    """Where chance comes from: a seeded generator, a recording, or the table itself."""
+
+    def roll(self) -> tuple[int, int]:
+        """Two dice."""
+        ...
+
+    def pick(self, weights: Sequence[int]) -> int:
+        """An index drawn with probability proportional to ``weights`` (not all zero)."""
+        ...
+
+
+class RandomSource:
+    """Randomness from Python's Mersenne Twister, reproducible by seed."""
+
+    def __init__(self, seed: int | None = None):
+        self._random = random.Random(seed)
+
+    def roll(self) -> tuple[int, int]:
+        return (self._random.randint(1, 6), self._random.randint(1, 6))
+
+    def pick(self, weights: Sequence[int]) -> int:
+        x = self._random.randrange(sum(weights))
+        for i, w in enumerate(weights):
+            if x < w:
+                return i
+            x -= w
+        raise AssertionError("weights changed during pick")
+
+
+@dataclass
+class _Turn:
+    """What happened so far in the current turn (reset at every turn)."""
+
+    rolled: bool = False
+    built: bool = False
+    played_card: bool = False
+    bought: list[int] = field(default_factory=lambda: [0] * len(DEV_CARDS))
+
+
+class Game:
+    """A game of Catan on ``board`` between ``players`` (colours in seat order, clockwise).
+
+    The first player in ``players`` starts (RULES.md 1.4.5: who that is, the table decides).
+    """
+
+    def __init__(
+        self,
+        board: Board,
+        players: Sequence[str],
+        rules: Rules | None = None,
+        rng: Randomness | int | None = None,
+    ):
+        if not 2 <= len(players) <= 6 or len(set(players)) != len(players):
+            raise ValueError("players: give 2 to 6 different colours")
+        if board.robber is None:
+            raise ValueError("board: the robber's start hex is missing (RULES.md 1.3.6)")
+        self.board = board
+        self.players: tuple[str, ...] = tuple(players)
+        self.rules = rules or Rules()
+        self.rng: Randomness = rng if hasattr(rng, "roll") else RandomSource(rng)  # type: ignore
+        self._seat = {c: i for i, c in enumerate(self.players)}
+        t = self.topology = board.topology
+        n = len(self.players)
+
+        # Static board facts, by index.
+        self.hex_resource = [-1] * len(t.hexes)
+        self.hex_land = [False] * len(t.hexes)
+        self.hexes_by_number: dict[int, list[int]] = {}
+        for i, h in enumerate(t.hexes):
+            tile = board.tiles[h]
+            self.hex_land[i] = tile.terrain.is_land
+            res = tile.terrain.resource
+            if res is not None:
+                self.hex_resource[i] = RESOURCES.index(res)
+            if tile.number is not None and res is not None:
+                self.hexes_by_number.setdefault(tile.number, []).append(i)
+        self.vertex_land = [any(self.hex_land[h] for h in hs) for hs in t.vertex_hexes]
+        self.edge_land = [any(self.hex_land[h] for h in hs) for hs in t.edge_hexes]
+        #: harbour kind index (into HARBOR_KINDS) by corner index
+        self.vertex_harbor: dict[int, int] = {}
+        for hb in board.harbors:
+            for v in hb.vertices:
+                if v in t.vertex_index:
+                    self.vertex_harbor[t.vertex_index[v]] = HARBOR_KINDS.index(hb.kind)
+
+        # Dynamic state.
+        self.robber = t.hex_index[board.robber]
+        self.vertex_owner = [-1] * len(t.vertices)
+        self.vertex_level = [0] * len(t.vertices)  # 1 settlement, 2 city
+        self.edge_owner = [-1] * len(t.edges)
+        self.hands = [[0] * N_RES for _ in range(n)]
+        self.bank = [self.rules.cards_per_resource] * N_RES
+        self.deck = [dict(self.rules.dev_deck).get(c, 0) for c in DEV_CARDS]
+        self.dev_hands = [[0] * len(DEV_CARDS) for _ in range(n)]
+        self.knights = [0] * n
+        self.settlements_left = [self.rules.settlements] * n
+        self.cities_left = [self.rules.cities] * n
+        self.roads_left = [self.rules.roads] * n
+        self.road_lengths = [0] * n
+        self.trade_ratios = [[4] * N_RES for _ in range(n)]
+        self.longest_road: int | None = None
+        self.largest_army: int | None = None
+        self.phase = Phase.FOUNDING_SETTLEMENT
+        self.current = 0
+        self.founding_order = list(range(n)) + list(reversed(range(n)))
+        self.founding_step = 0
+        self.last_settlement = -1
+        self.to_discard: dict[int, int] = {}
+        self.after_robber = Phase.MAIN
+        self.free_roads = 0
+        self.after_road_building = Phase.MAIN
+        self.turn = _Turn()
+        self.turn_number = 0
+        self.last_roll: tuple[int, int] | None = None
+        self.winner: int | None = None
+        self.actions_applied = 0
+
+    # -- identities --------------------------------------------------------------------------
+
+    @property
+    def current_player(self) -> str:
+        return self.players[self.current]
+
+    def seat(self, color: str) -> int:
+        try:
+            return self._seat[color]
+        except KeyError:
+            raise IllegalAction(
+                "1.1.6", f"{color!r} is not playing (players: {', '.join(self.players)})"
+            ) from None
+
+    @property
+    def winner_color(self) -> str | None:
+        return None if self.winner is None else self.players[self.winner]
+
+    # -- victory points ----------------------------------------------------------------------
+
+    def public_victory_points(self, p: int) -> int:
+        """Victory points everyone can see (RULES.md 1.13.1, without hidden VP cards)."""
+        vp = 0
+        for v, owner in enumerate(self.vertex_owner):
+            if owner == p:
+                vp += self.vertex_level[v]
+        if self.longest_road == p:
+            vp += 2
+        if self.largest_army == p:
+            vp += 2
+        return vp
+
+    def victory_points(self, p: int) -> int:
+        """All victory points of seat ``p``, hidden VP cards included."""
+        return self.public_victory_points(p) + self.dev_hands[p][VICTORY_POINT]
+
+    # -- the public API ----------------------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        """Every action that :meth:`apply` would accept now.
+
+        Domestic trades are the one exception: their number is unbounded, so they are not
+        listed; :meth:`apply` validates them (RULES.md 1.8.2).
+        """
+        return list(self._generate())
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self._check(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def resolve(self, action: Action) -> Action:
+        """Check ``action`` and fill in its random outcome, without changing the state.
+
+        Raises :class:`IllegalAction` if the rules refuse it.
+        """
+        self._check(action)
+        match action:
+            case RollDice(dice=None):
+                return replace(action, dice=self.rng.roll())
+            case BuyDevelopmentCard(card=None):
+                return replace(action, card=DEV_CARDS[self.rng.pick(self.deck)])
+            case MoveRobber(victim=str() as victim, stolen=None):
+                hand = self.hands[self._seat[victim]]
+                return replace(action, stolen=RESOURCES[self.rng.pick(hand)])
+        return action
+
+    def apply(self, action: Action, journal: Callable[[Action], None] | None = None) -> list[Event]:
+        """Carry out ``action`` and return the events it caused.
+
+        The action is checked and its outcome resolved first; ``journal`` (if given) receives
+        the resolved action before any state changes, so a crash cannot lose an accepted action.
+        Raises :class:`IllegalAction` (state untouched) if the rules refuse it.
+        """
+        resolved = self.resolve(action)
+        if journal is not None:
+            journal(resolved)
+        events = self._execute(resolved)
+        self.actions_applied += 1
+        return events
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _check(self, a: Action) -> None:
+        if self.phase == Phase.GAME_OVER:
+            raise IllegalAction("1.13.2", f"the game is over: {self.winner_color} won")
+        p = self.seat(a.player)
+        checker = _CHECKS.get(type(a))
+        if checker is None:
+            raise IllegalAction("1.5.1", f"{type(a).__name__} is not an action of this game")
+        checker(self, p, a)
+
+    def _require_turn(self, p: int, *phases: Phase) -> None:
+        if p != self.current:
+            raise IllegalAction(
+                "1.5.3", f"it is {self.current_player}'s turn, not {self.players[p]}'s"
+            )
+        if self.phase not in phases:
+            raise IllegalAction(*self._phase_hint())
+
+    def _phase_hint(self) -> tuple[str, str]:
+        """The rule and the reason why only certain actions are allowed in this phase."""
+        who = self.current_player
+        match self.phase:
+            case Phase.FOUNDING_SETTLEMENT:
+                return "1.4.1", f"{who} must place a founding settlement"
+            case Phase.FOUNDING_ROAD:
+                return "1.4.1", f"{who} must place a road next to the settlement just built"
+            case Phase.ROLL:
+                return "1.5.1", f"{who} must roll the dice (or play a development card) first"
+            case Phase.DISCARD:
+                waiting = ", ".join(self.players[p] for p in sorted(self.to_discard))
+                return "1.7.2", f"waiting for discards from {waiting}"
+            case Phase.MOVE_ROBBER:
+                return "1.7.3", f"{who} must move the robber"
+            case Phase.ROAD_BUILDING:
+                return "1.10.4", f"{who} must place the free roads of Road Building"
+            case _:
+                return "1.5.1", f"not allowed now ({self.phase.value})"
+
+    def _vertex(self, v: Vertex) -> int:
+        i = self.topology.vertex_index.get(v)
+        if i is None:
+            raise IllegalAction("0.3", f"corner {tuple(v)} is not on this board")
+        return i
+
+    def _edge(self, e: Edge) -> int:
+        i = self.topology.edge_index.get(e)
+        if i is None:
+            raise IllegalAction("0.3", f"side {tuple(e)} is not on this board")
+        return i
+
+    def _require_cards(self, p: int, cost: Sequence[int], what: str) -> None:
+        if not _affords(self.hands[p], cost):
+            need = Cards(tuple(cost)).to_json()  # type: ignore[arg-type]
+            raise IllegalAction("1.9.1", f"{self.players[p]} cannot pay for {what} (needs {need})")
+
+    def _settlement_spot_error(self, p: int, v: int, founding: bool) -> IllegalAction | None:
+        t = self.topology
+        if self.vertex_owner[v] != -1:
+            return IllegalAction("1.9.5", f"corner {tuple(t.vertices[v])} is already built on")
+        if not self.vertex_land[v]:
+            return IllegalAction("0.3", f"corner {tuple(t.vertices[v])} touches no land")
+        if any(self.vertex_owner[n] != -1 for n in t.vertex_neighbours[v]):
+            return IllegalAction(
+                "1.9.5", f"corner {tuple(t.vertices[v])} is next to a building (distance rule)"
+            )
+        if not founding and not any(self.edge_owner[e] == p for e in t.vertex_edges[v]):
+            return IllegalAction(
+                "1.9.4", f"corner {tuple(t.vertices[v])} is not at the end of one of your roads"
+            )
+        return None
+
+    def _road_spot_error(self, p: int, e: int) -> IllegalAction | None:
+        t = self.topology
+        if self.edge_owner[e] != -1:
+            return IllegalAction("1.9.3", f"side {tuple(t.edges[e])} already has a road")
+        if not self.edge_land[e]:
+            return IllegalAction("1.9.3", f"side {tuple(t.edges[e])} touches no land")
+        if self.phase == Phase.FOUNDING_ROAD:
+            if self.last_settlement not in t.edge_vertices[e]:
+                return IllegalAction(
+                    "1.4.1", "the founding road must touch the settlement just placed"
+                )
+            return None
+        for v in t.edge_vertices[e]:
+            owner = self.vertex_owner[v]
+            if owner == p:
+                return None
+            if owner == -1 and any(self.edge_owner[x] == p for x in t.vertex_edges[v] if x != e):
+                return None
+        return IllegalAction(
+            "1.9.3",
+            f"side {tuple(t.edges[e])} does not connect to your road or building "
+            "(an opponent's building blocks the way)",
+        )
+
+    def _check_settlement(self, p: int, a: BuildSettlement) -> None:
+        founding = self.phase == Phase.FOUNDING_SETTLEMENT
+        self._require_turn(p, Phase.FOUNDING_SETTLEMENT, Phase.MAIN)
+        v = self._vertex(a.vertex)
+        if self.settlements_left[p] == 0:
+            raise IllegalAction("1.9.2", f"{a.player} has no settlement left in the supply")
+        err = self._settlement_spot_error(p, v, founding)
+        if err:
+            raise err
+        if not founding:
+            self._require_cards(p, COST_SETTLEMENT, "a settlement")
+
+    def _check_road(self, p: int, a: BuildRoad) -> None:
+        self._require_turn(p, Phase.FOUNDING_ROAD, Phase.MAIN, Phase.ROAD_BUILDING)
+        e = self._edge(a.edge)
+        if self.roads_left[p] == 0:
+            raise IllegalAction("1.9.2", f"{a.player} has no road left in the supply")
+        err = self._road_spot_error(p, e)
+        if err:
+            raise err
+        if self.phase == Phase.MAIN:
+            self._require_cards(p, COST_ROAD, "a road")
+
+    def _check_city(self, p: int, a: BuildCity) -> None:
+        self._require_turn(p, Phase.MAIN)
+        v = self._vertex(a.vertex)
+        if self.vertex_owner[v] != p or self.vertex_level[v] != 1:
+            raise IllegalAction("1.9.6", "a city must replace one of your own settlements")
+        if self.cities_left[p] == 0:
+            raise IllegalAction("1.9.2", f"{a.player} has no city left in the supply")
+        self._require_cards(p, COST_CITY, "a city")
+
+    def _check_buy(self, p: int, a: BuyDevelopmentCard) -> None:
+        self._require_turn(p, Phase.MAIN)
+        if sum(self.deck) == 0:
+            raise IllegalAction("1.10.6", "the development deck is empty")
+        if a.card is not None and self.deck[DEV_CARDS.index(a.card)] == 0:
+            raise IllegalAction("1.1.5", f"no {a.card.value} card is left in the deck")
+        self._require_cards(p, COST_DEV_CARD, "a development card")
+
+    def _check_play(self, p: int, a: Action) -> None:
+        self._require_turn(p, Phase.ROLL, Phase.MAIN)
+        card = PLAY_ACTION_CARD[type(a)]
+        name = DEV_CARDS[card].value
+        if self.turn.played_card:
+            raise IllegalAction("1.10.2", "only one development card may be played per turn")
+        held = self.dev_hands[p][card]
+        if held == 0:
+            raise IllegalAction("1.10.1", f"{a.player} holds no {name} card")
+        if held - self.turn.bought[card] <= 0:
+            raise IllegalAction("1.10.2", f"a {name} card bought this turn cannot be played yet")
+        match a:
+            case PlayRoadBuilding():
+                if self.roads_left[p] == 0 or not any(self._road_edges(p)):
+                    raise IllegalAction("1.10.4", "there is no place for a free road")
+            case PlayYearOfPlenty(resources=res):
+                self._check_year_of_plenty(res)
+
+    def _check_year_of_plenty(self, res: tuple[Resource, ...]) -> None:
+        want = [0] * N_RES
+        for r in res:
+            want[RESOURCES.index(r)] += 1
+        bank_total = sum(self.bank)
+        if len(res) != min(2, bank_total) or len(res) == 0:
+            raise IllegalAction("1.10.4", "Year of Plenty takes exactly 2 cards from the bank")
+        if any(w > b for w, b in zip(want, self.bank, strict=True)):
+            raise IllegalAction("1.10.4", "the bank does not have those cards")
+
+    def _check_roll(self, p: int, a: RollDice) -> None:
+        self._require_turn(p, Phase.ROLL)
+
+    def _check_discard(self, p: int, a: Discard) -> None:
+        if self.phase != Phase.DISCARD or p not in self.to_discard:
+            raise IllegalAction("1.7.2", f"{a.player} has nothing to discard now")
+        need = self.to_discard[p]
+        if a.cards.total != need:
+            raise IllegalAction("1.7.2", f"{a.player} must discard exactly {need} cards")
+        if any(c > h for c, h in zip(a.cards.counts, self.hands[p], strict=True)):
+            raise IllegalAction("1.7.2", f"{a.player} does not hold those cards")
+
+    def _robber_victims(self, p: int, h: int) -> list[int]:
+        t = self.topology
+        owners = {self.vertex_owner[v] for v in t.hex_vertices[h]}
+        return sorted(o for o in owners if o not in (-1, p) and sum(self.hands[o]) > 0)
+
+    def _check_robber(self, p: int, a: MoveRobber) -> None:
+        self._require_turn(p, Phase.MOVE_ROBBER)
+        h = self.topology.hex_index.get(a.hex)
+        if h is None or not self.hex_land[h]:
+            raise IllegalAction("1.7.3", f"the robber must go to a land hex; {a.hex} is not one")
+        if h == self.robber:
+            raise IllegalAction("1.7.3", "the robber must move to a different hex")
+        victims = self._robber_victims(p, h)
+        if a.victim is None:
+            if victims:
+                names = ", ".join(self.players[v] for v in victims)
+                raise IllegalAction("1.7.4", f"choose whom to rob: {names}")
+            if a.stolen is not None:
+                raise IllegalAction("1.7.4", "nothing can be stolen without a victim")
+            return
+        v = self.seat(a.victim)
+        if v not in victims:
+            raise IllegalAction(
+                "1.7.4", f"{a.victim} has no building with cards next to {a.hex} to rob"
+            )
+        if a.stolen is not None and self.hands[v][RESOURCES.index(a.stolen)] == 0:
+            raise IllegalAction("1.7.4", f"{a.victim} holds no {a.stolen.value}")
+
+    def _check_trade_phase(self, p: int) -> None:
+        self._require_turn(p, Phase.MAIN)
+        if self.turn.built and not self.rules.trade_after_build:
+            raise IllegalAction("1.5.1", "trading comes before building: this turn has built")
+
+    def _check_maritime(self, p: int, a: MaritimeTrade) -> None:
+        self._check_trade_phase(p)
+        give, get = RESOURCES.index(a.give), RESOURCES.index(a.get)
+        if give == get:
+            raise IllegalAction("1.8.3", "a maritime trade exchanges different resources")
+        ratio = self.trade_ratios[p][give]
+        if self.hands[p][give] < ratio:
+            raise IllegalAction("1.8.3", f"{a.player} needs {ratio} {a.give.value} for this trade")
+        if self.bank[get] == 0:
+            raise IllegalAction("1.6.5", f"the bank has no {a.get.value} left")
+
+    def _check_domestic(self, p: int, a: DomesticTrade) -> None:
+        self._check_trade_phase(p)
+        o = self.seat(a.partner)
+        if o == p:
+            raise IllegalAction("1.8.2", "a player cannot trade with themselves")
+        if a.give.total == 0 or a.get.total == 0:
+            raise IllegalAction("1.8.2", "cards may not be given away for nothing")
+        if any(g and r for g, r in zip(a.give.counts, a.get.counts, strict=True)):
+            raise IllegalAction("1.8.2", "identical resources may not be swapped")
+        if any(g > h for g, h in zip(a.give.counts, self.hands[p], strict=True)):
+            raise IllegalAction("1.8.2", f"{a.player} does not hold the cards offered")
+        if any(g > h for g, h in zip(a.get.counts, self.hands[o], strict=True)):
+            raise IllegalAction("1.8.2", f"{a.partner} does not hold the cards asked for")
+
+    def _check_end(self, p: int, a: EndTurn) -> None:
+        self._require_turn(p, Phase.MAIN)
+
+    # -- legal spots -------------------------------------------------------------------------
+
+    def _road_edges(self, p: int) -> Iterator[int]:
+        """Sides where seat ``p`` may build a road now (supply and cost aside)."""
+        t = self.topology
+        if self.phase == Phase.FOUNDING_ROAD:
+            for e in t.vertex_edges[self.last_settlement]:
+                if self.edge_owner[e] == -1 and self.edge_land[e]:
+                    yield e
+            return
+        seen: set[int] = set()
+        for v in self._network_vertices(p):
+            for e in t.vertex_edges[v]:
+                if e not in seen and self.edge_owner[e] == -1 and self.edge_land[e]:
+                    seen.add(e)
+                    yield e
+
+    def _network_vertices(self, p: int) -> Iterator[int]:
+        """Corners from which seat ``p`` can extend: own buildings, and own road ends that no
+        opponent's building blocks (RULES.md 1.9.3)."""
+        t = self.topology
+        seen: set[int] = set()
+        for e, owner in enumerate(self.edge_owner):
+            if owner != p:
+                continue
+            for v in t.edge_vertices[e]:
+                if v not in seen and self.vertex_owner[v] in (-1, p):
+                    seen.add(v)
+                    yield v
+        for v, owner in enumerate(self.vertex_owner):
+            if owner == p and v not in seen:
+                seen.add(v)
+                yield v
+
+    def settlement_spots(self, color: str) -> list[Vertex]:
+        """Corners where ``color`` could build a settlement now (cost aside)."""
+        p = self.seat(color)
+        founding = self.phase == Phase.FOUNDING_SETTLEMENT
+        t = self.topology
+        candidates = range(len(t.vertices)) if founding else self._network_vertices(p)
+        return [
+            t.vertices[v] for v in candidates if self._settlement_spot_error(p, v, founding) is None
+        ]
+
+    def road_spots(self, color: str) -> list[Edge]:
+        """Sides where ``color`` could build a road now (cost aside)."""
+        t = self.topology
+        return [t.edges[e] for e in self._road_edges(self.seat(color))]
+
+    def city_spots(self, color: str) -> list[Vertex]:
+        p = self.seat(color)
+        t = self.topology
+        return [
+            t.vertices[v]
+            for v, owner in enumerate(self.vertex_owner)
+            if owner == p and self.vertex_level[v] == 1
+        ]
+
+    # -- generation of legal actions ---------------------------------------------------------
+
+    def _generate(self) -> Iterator[Action]:
+        if self.phase == Phase.GAME_OVER:
+            return
+        p = self.current
+        me = self.players[p]
+        t = self.topology
+        match self.phase:
+            case Phase.FOUNDING_SETTLEMENT:
+                for v in self.settlement_spots(me):
+                    yield BuildSettlement(me, v)
+            case Phase.FOUNDING_ROAD | Phase.ROAD_BUILDING:
+                for e in self._road_edges(p):
+                    yield BuildRoad(me, t.edges[e])
+            case Phase.ROLL:
+                yield RollDice(me)
+                yield from self._generate_plays(p)
+            case Phase.DISCARD:
+                for q, n in sorted(self.to_discard.items()):
+                    for counts in _sub_multisets(self.hands[q], n):
+                        yield Discard(self.players[q], Cards(counts))
+            case Phase.MOVE_ROBBER:
+                for h in range(len(t.hexes)):
+                    if h == self.robber or not self.hex_land[h]:
+                        continue
+                    victims = self._robber_victims(p, h)
+                    if not victims:
+                        yield MoveRobber(me, t.hexes[h])
+                    for v in victims:
+                        yield MoveRobber(me, t.hexes[h], self.players[v])
+            case Phase.MAIN:
+                yield EndTurn(me)
+                yield from self._generate_main(p)
+
+    def _generate_plays(self, p: int) -> Iterator[Action]:
+        if self.turn.played_card:
+            return
+        me = self.players[p]
+        playable = [h - b for h, b in zip(self.dev_hands[p], self.turn.bought, strict=True)]
+        if playable[KNIGHT] > 0:
+            yield PlayKnight(me)
+        if playable[ROAD_BUILDING] > 0 and self.roads_left[p] > 0 and any(self._road_edges(p)):
+            yield PlayRoadBuilding(me)
+        if playable[MONOPOLY] > 0:
+            for r in RESOURCES:
+                yield PlayMonopoly(me, r)
+        if playable[YEAR_OF_PLENTY] > 0:
+            for combo in _year_of_plenty_choices(self.bank):
+                yield PlayYearOfPlenty(me, combo)
+
+    def _generate_main(self, p: int) -> Iterator[Action]:
+        me = self.players[p]
+        t = self.topology
+        hand = self.hands[p]
+        if self.roads_left[p] and hand[LUMBER] >= 1 and hand[BRICK] >= 1:
+            for e in self._road_edges(p):
+                yield BuildRoad(me, t.edges[e])
+        if self.settlements_left[p] and _affords(hand, COST_SETTLEMENT):
+            for v in self.settlement_spots(me):
+                yield BuildSettlement(me, v)
+        if self.cities_left[p] and hand[GRAIN] >= 2 and hand[ORE] >= 3:
+            for v in self.city_spots(me):
+                yield BuildCity(me, v)
+        if sum(self.deck) and _affords(hand, COST_DEV_CARD):
+            yield BuyDevelopmentCard(me)
+        yield from self._generate_plays(p)
+        if self.turn.built and not self.rules.trade_after_build:
+            return
+        for give in range(N_RES):
+            if hand[give] >= self.trade_ratios[p][give]:
+                for get in range(N_RES):
+                    if get != give and self.bank[get] > 0:
+                        yield MaritimeTrade(me, RESOURCES[give], RESOURCES[get])
+
+    # -- execution (no checks: everything was checked in resolve) ----------------------------
+
+    def _execute(self, a: Action) -> list[Event]:
+        p = self._seat[a.player]
+        events = _EXECUTE[type(a)](self, p, a)
+        if self.phase != Phase.GAME_OVER and p == self.current:
+            self._check_victory(p, events)
+        return events
+
+    def _pay(self, p: int, cost: Sequence[int]) -> None:
+        hand = self.hands[p]
+        for i, c in enumerate(cost):
+            hand[i] -= c
+            self.bank[i] += c
+
+    def _do_settlement(self, p: int, a: BuildSettlement) -> list[Event]:
+        v = self.topology.vertex_index[a.vertex]
+        events: list[Event] = [
+            {"type": "built", "player": a.player, "piece": "settlement", "vertex": list(a.vertex)}
+        ]
+        if self.phase == Phase.MAIN:
+            self._pay(p, COST_SETTLEMENT)
+            self.turn.built = True
+        self.vertex_owner[v] = p
+        self.vertex_level[v] = 1
+        self.settlements_left[p] -= 1
+        kind = self.vertex_harbor.get(v)
+        if kind is not None:
+            ratios = self.trade_ratios[p]
+            if kind == 0:
+                for i in range(N_RES):
+                    ratios[i] = min(ratios[i], 3)
+            else:
+                ratios[kind - 1] = 2
+        if self.phase == Phase.FOUNDING_SETTLEMENT:
+            self.last_settlement = v
+            if self.founding_step >= len(self.players):  # the second settlement (1.4.3)
+                gained = [0] * N_RES
+                for h in self.topology.vertex_hexes[v]:
+                    r = self.hex_resource[h]
+                    if r >= 0 and self.bank[r] > 0:
+                        gained[r] += 1
+                        self.bank[r] -= 1
+                        self.hands[p][r] += 1
+                events.append(
+                    {"type": "starting_resources", "player": a.player, "cards": _cards(gained)}
+                )
+            self.phase = Phase.FOUNDING_ROAD
+        else:
+            # A new settlement may cut opponents' roads (RULES.md 1.11.1).
+            for o in {self.edge_owner[e] for e in self.topology.vertex_edges[v]} - {-1, p}:
+                self.road_lengths[o] = self._longest_road(o)
+            events.extend(self._update_longest_road())
+        return events
+
+    def _do_road(self, p: int, a: BuildRoad) -> list[Event]:
+        e = self.topology.edge_index[a.edge]
+        events: list[Event] = [
+            {"type": "built", "player": a.player, "piece": "road", "edge": list(a.edge)}
+        ]
+        if self.phase == Phase.MAIN:
+            self._pay(p, COST_ROAD)
+            self.turn.built = True
+        self.edge_owner[e] = p
+        self.roads_left[p] -= 1
+        self.road_lengths[p] = self._longest_road(p)
+        events.extend(self._update_longest_road())
+        if self.phase == Phase.FOUNDING_ROAD:
+            self._advance_founding()
+        elif self.phase == Phase.ROAD_BUILDING:
+            self.free_roads -= 1
+            if self.free_roads == 0 or self.roads_left[p] == 0 or not any(self._road_edges(p)):
+                self.free_roads = 0
+                self.phase = self.after_road_building
+        return events
+
+    def _advance_founding(self) -> None:
+        self.founding_step += 1
+        if self.founding_step < len(self.founding_order):
+            self.current = self.founding_order[self.founding_step]
+            self.phase = Phase.FOUNDING_SETTLEMENT
+        else:
+            self.current = 0
+            self.turn_number = 1
+            self.turn = _Turn()
+            self.phase = Phase.ROLL
+
+    def _do_city(self, p: int, a: BuildCity) -> list[Event]:
+        v = self.topology.vertex_index[a.vertex]
+        self._pay(p, COST_CITY)
+        self.turn.built = True
+        self.vertex_level[v] = 2
+        self.cities_left[p] -= 1
+        self.settlements_left[p] += 1
+        return [{"type": "built", "player": a.player, "piece": "city", "vertex": list(a.vertex)}]
+
+    def _do_buy(self, p: int, a: BuyDevelopmentCard) -> list[Event]:
+        assert a.card is not None
+        card = DEV_CARDS.index(a.card)
+        self._pay(p, COST_DEV_CARD)
+        self.turn.built = True
+        self.deck[card] -= 1
+        self.dev_hands[p][card] += 1
+        self.turn.bought[card] += 1
+        return [{"type": "bought_card", "player": a.player, "card": a.card.value}]
+
+    def _start_play(self, p: int, card: int) -> None:
+        self.dev_hands[p][card] -= 1
+        self.turn.played_card = True
+
+    def _do_knight(self, p: int, a: PlayKnight) -> list[Event]:
+        self._start_play(p, KNIGHT)
+        self.knights[p] += 1
+        events: list[Event] = [{"type": "played_card", "player": a.player, "card": "knight"}]
+        holder = self.largest_army
+        held = -1 if holder is None else self.knights[holder]
+        if (
+            holder != p
+            and self.knights[p] >= self.rules.largest_army_min
+            and self.knights[p] > held
+        ):
+            self.largest_army = p
+            events.append({"type": "largest_army", "player": a.player, "knights": self.knights[p]})
+        self.after_robber = self.phase
+        self.phase = Phase.MOVE_ROBBER
+        return events
+
+    def _do_road_building(self, p: int, a: PlayRoadBuilding) -> list[Event]:
+        self._start_play(p, ROAD_BUILDING)
+        self.after_road_building = self.phase
+        self.free_roads = min(2, self.roads_left[p])
+        self.phase = Phase.ROAD_BUILDING
+        return [{"type": "played_card", "player": a.player, "card": "road_building"}]
+
+    def _do_year_of_plenty(self, p: int, a: PlayYearOfPlenty) -> list[Event]:
+        self._start_play(p, YEAR_OF_PLENTY)
+        for r in a.resources:
+            i = RESOURCES.index(r)
+            self.bank[i] -= 1
+            self.hands[p][i] += 1
+        return [
+            {
+                "type": "played_card",
+                "player": a.player,
+                "card": "year_of_plenty",
+                "cards": Cards.from_list(a.resources).to_json(),
+            }
+        ]
+
+    def _do_monopoly(self, p: int, a: PlayMonopoly) -> list[Event]:
+        self._start_play(p, MONOPOLY)
+        r = RESOURCES.index(a.resource)
+        taken: dict[str, int] = {}
+        for o in range(len(self.players)):
+            if o != p and self.hands[o][r]:
+                taken[self.players[o]] = self.hands[o][r]
+                self.hands[p][r] += self.hands[o][r]
+                self.hands[o][r] = 0
+        return [
+            {
+                "type": "played_card",
+                "player": a.player,
+                "card": "monopoly",
+                "resource": a.resource.value,
+                "taken": taken,
+            }
+        ]
+
+    def _do_roll(self, p: int, a: RollDice) -> list[Event]:
+        assert a.dice is not None
+        self.turn.rolled = True
+        self.last_roll = a.dice
+        total = a.dice[0] + a.dice[1]
+        event: Event = {"type": "rolled", "player": a.player, "dice": list(a.dice), "total": total}
+        if total != 7:
+            event.update(self._produce(total))
+            self.phase = Phase.MAIN
+            return [event]
+        limit = self.rules.discard_limit
+        self.to_discard = {
+            q: sum(hand) // 2 for q, hand in enumerate(self.hands) if sum(hand) > limit
+        }
+        event["must_discard"] = {self.players[q]: n for q, n in self.to_discard.items()}
+        self.after_robber = Phase.MAIN
+        self.phase = Phase.DISCARD if self.to_discard else Phase.MOVE_ROBBER
+        return [event]
+
+    def _produce(self, total: int) -> dict[str, Any]:
+        """Hand out production for ``total`` (RULES.md 1.6), with the shortage rule 1.6.5."""
+        t = self.topology
+        owed = [[0] * N_RES for _ in self.players]
+        producing, blocked = [], []
+        for h in self.hexes_by_number.get(total, ()):
+            if h == self.robber:
+                blocked.append(list(t.hexes[h]))
+                continue
+            producing.append(list(t.hexes[h]))
+            r = self.hex_resource[h]
+            for v in t.hex_vertices[h]:
+                owner = self.vertex_owner[v]
+                if owner >= 0:
+                    owed[owner][r] += self.vertex_level[v]
+        short = []
+        for r in range(N_RES):
+            claim = sum(o[r] for o in owed)
+            if claim == 0 or claim <= self.bank[r]:
+                continue
+            short.append(RESOURCES[r].value)
+            owed_players = [o for o in owed if o[r]]
+            if len(owed_players) == 1:
+                owed_players[0][r] = self.bank[r]
+            else:
+                for o in owed_players:
+                    o[r] = 0
+        gains = {}
+        for q, o in enumerate(owed):
+            for r in range(N_RES):
+                self.hands[q][r] += o[r]
+                self.bank[r] -= o[r]
+            if any(o):
+                gains[self.players[q]] = _cards(o)
+        return {"producing": producing, "blocked": blocked, "gains": gains, "shortage": short}
+
+    def _do_discard(self, p: int, a: Discard) -> list[Event]:
+        for i, c in enumerate(a.cards.counts):
+            self.hands[p][i] -= c
+            self.bank[i] += c
+        del self.to_discard[p]
+        if not self.to_discard:
+            self.phase = Phase.MOVE_ROBBER
+        return [{"type": "discarded", "player": a.player, "cards": a.cards.to_json()}]
+
+    def _do_robber(self, p: int, a: MoveRobber) -> list[Event]:
+        self.robber = self.topology.hex_index[a.hex]
+        event: Event = {"type": "robber_moved", "player": a.player, "hex": list(a.hex)}
+        if a.victim is not None:
+            assert a.stolen is not None
+            v, r = self._seat[a.victim], RESOURCES.index(a.stolen)
+            self.hands[v][r] -= 1
+            self.hands[p][r] += 1
+            event["victim"] = a.victim
+            event["stolen"] = a.stolen.value  # private to the two players: see views
+        self.phase = self.after_robber
+        return [event]
+
+    def _do_maritime(self, p: int, a: MaritimeTrade) -> list[Event]:
+        give, get = RESOURCES.index(a.give), RESOURCES.index(a.get)
+        ratio = self.trade_ratios[p][give]
+        self.hands[p][give] -= ratio
+        self.bank[give] += ratio
+        self.hands[p][get] += 1
+        self.bank[get] -= 1
+        return [
+            {
+                "type": "maritime_trade",
+                "player": a.player,
+                "give": {a.give.value: ratio},
+                "get": {a.get.value: 1},
+            }
+        ]
+
+    def _do_domestic(self, p: int, a: DomesticTrade) -> list[Event]:
+        o = self._seat[a.partner]
+        for i in range(N_RES):
+            g, r = a.give.counts[i], a.get.counts[i]
+            self.hands[p][i] += r - g
+            self.hands[o][i] += g - r
+        return [
+            {
+                "type": "domestic_trade",
+                "player": a.player,
+                "partner": a.partner,
+                "give": a.give.to_json(),
+                "get": a.get.to_json(),
+            }
+        ]
+
+    def _do_end(self, p: int, a: EndTurn) -> list[Event]:
+        self.current = (self.current + 1) % len(self.players)
+        self.turn = _Turn()
+        self.turn_number += 1
+        self.phase = Phase.ROLL
+        events: list[Event] = [
+            {"type": "turn", "player": self.current_player, "turn": self.turn_number}
+        ]
+        # RULES.md 1.13.3: points gained outside one's turn win at the start of it.
+        self._check_victory(self.current, events)
+        return events
+
+    # -- longest road and victory ------------------------------------------------------------
+
+    def _longest_road(self, p: int) -> int:
+        """Length of seat ``p``'s longest chain of roads (RULES.md 1.11.1).
+
+        A chain may end at an opponent's building but not pass through it.
+        """
+        t = self.topology
+        owner = self.edge_owner
+        mine = [e for e, o in enumerate(owner) if o == p]
+        if not mine:
+            return 0
+        ends = {v for e in mine for v in t.edge_vertices[e]}
+        best = 0
+
+        def walk(v: int, used: int, length: int) -> int:
+            longest = length
+            if length and self.vertex_owner[v] not in (-1, p):
+                return length
+            for e in t.vertex_edges[v]:
+                if owner[e] == p and not used >> e & 1:
+                    a, b = t.edge_vertices[e]
+                    n = walk(b if a == v else a, used | 1 << e, length + 1)
+                    if n > longest:
+                        longest = n
+            return longest
+
+        for v in ends:
+            best = max(best, walk(v, 0, 0))
+            if best == len(mine):
+                break
+        return best
+
+    def _update_longest_road(self) -> list[Event]:
+        """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say."""
+        lengths = self.road_lengths
+        top = max(lengths)
+        holder = self.longest_road
+        if top < self.rules.longest_road_min:
+            new = None
+        else:
+            leaders = [q for q, n in enumerate(lengths) if n == top]
+            if holder in leaders:
+                new = holder
+            elif len(leaders) == 1:
+                new = leaders[0]
+            else:
+                new = None  # the holder was cut and several tie: the card is set aside
+        if new == holder:
+            return []
+        self.longest_road = new
+        return [
+            {
+                "type": "longest_road",
+                "player": None if new is None else self.players[new],
+                "length": top,
+            }
+        ]
+
+    def _check_victory(self, p: int, events: list[Event]) -> None:
+        if self.phase in (Phase.FOUNDING_SETTLEMENT, Phase.FOUNDING_ROAD):
+            return
+        vp = self.victory_points(p)
+        if vp >= self.rules.victory_points:
+            self.winner = p
+            self.phase = Phase.GAME_OVER
+            events.append({"type": "won", "player": self.players[p], "victory_points": vp})
+
+    # -- views -------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as a JSON-safe dict (hidden information included)."""
+        t = self.topology
+        return {
+            "players": list(self.players),
+            "phase": self.phase.value,
+            "current": self.current_player,
+            "turn": self.turn_number,
+            "robber": list(t.hexes[self.robber]),
+            "buildings": [
+                [
+                    list(t.vertices[v]),
+                    self.players[o],
+                    "city" if self.vertex_level[v] == 2 else "settlement",
+                ]
+                for v, o in enumerate(self.vertex_owner)
+                if o >= 0
+            ],
+            "roads": [
+                [list(t.edges[e]), self.players[o]] for e, o in enumerate(self.edge_owner) if o >= 0
+            ],
+            "hands": {c: list(h) for c, h in zip(self.players, self.hands, strict=True)},
+            "dev_hands": {c: list(h) for c, h in zip(self.players, self.dev_hands, strict=True)},
+            "knights": list(self.knights),
+            "bank": list(self.bank),
+            "deck": list(self.deck),
+            "pieces_left": {
+                c: [self.settlements_left[i], self.cities_left[i], self.roads_left[i]]
+                for i, c in enumerate(self.players)
+            },
+            "road_lengths": list(self.road_lengths),
+            "longest_road": None if self.longest_road is None else self.players[self.longest_road],
+            "largest_army": None if self.largest_army is None else self.players[self.largest_army],
+            "to_discard": {self.players[q]: n for q, n in sorted(self.to_discard.items())},
+            "free_roads": self.free_roads,
+            "founding_step": self.founding_step,
+            "last_settlement": self.last_settlement,
+            "after_robber": self.after_robber.value,
+            "after_road_building": self.after_road_building.value,
+            "turn_state": [
+                self.turn.rolled,
+                self.turn.built,
+                self.turn.played_card,
+                list(self.turn.bought),
+            ],
+            "last_roll": None if self.last_roll is None else list(self.last_roll),
+            "winner": self.winner_color,
+            "victory_points": [self.victory_points(q) for q in range(len(self.players))],
+        }
+
+    def public_view(self) -> dict[str, Any]:
+        """What everyone at the table may know: card counts, not which cards."""
+        t = self.topology
+        players = []
+        for i, c in enumerate(self.players):
+            players.append(
+                {
+                    "color": c,
+                    "resource_count": sum(self.hands[i]),
+                    "development_count": sum(self.dev_hands[i]),
+                    "knights_played": self.knights[i],
+                    "road_length": self.road_lengths[i],
+                    "longest_road": self.longest_road == i,
+                    "largest_army": self.largest_army == i,
+                    "victory_points": self.public_victory_points(i),
+                    "pieces_left": {
+                        "settlements": self.settlements_left[i],
+                        "cities": self.cities_left[i],
+                        "roads": self.roads_left[i],
+                    },
+                    "to_discard": self.to_discard.get(i, 0),
+                }
+            )
+        return {
+            "phase": self.phase.value,
+            "current": self.current_player,
+            "turn": self.turn_number,
+            "last_roll": None if self.last_roll is None else list(self.last_roll),
+            "robber": list(t.hexes[self.robber]),
+            "bank": _cards(self.bank),
+            "deck_size": sum(self.deck),
+            "players": players,
+            "buildings": [
+                {
+                    "vertex": list(t.vertices[v]),
+                    "color": self.players[o],
+                    "kind": "city" if self.vertex_level[v] == 2 else "settlement",
+                }
+                for v, o in enumerate(self.vertex_owner)
+                if o >= 0
+            ],
+            "roads": [
+                {"edge": list(t.edges[e]), "color": self.players[o]}
+                for e, o in enumerate(self.edge_owner)
+                if o >= 0
+            ],
+            "winner": self.winner_color,
+        }
+
+    def private_view(self, color: str) -> dict[str, Any]:
+        """The public view plus what ``color`` alone may know: their cards and true VP."""
+        p = self.seat(color)
+        view = self.public_view()
+        bought = self.turn.bought if p == self.current else [0] * len(DEV_CARDS)
+        view["you"] = {
+            "color": color,
+            "resources": _cards(self.hands[p]),
+            "development_cards": {
+                DEV_CARDS[i].value: n for i, n in enumerate(self.dev_hands[p]) if n
+            },
+            "bought_this_turn": {DEV_CARDS[i].value: n for i, n in enumerate(bought) if n},
+            "victory_points": self.victory_points(p),
+            "trade_ratios": {RESOURCES[i].value: r for i, r in enumerate(self.trade_ratios[p])},
+        }
+        return view
+
+
+def _affords(hand: Sequence[int], cost: Sequence[int]) -> bool:
+    return all(h >= c for h, c in zip(hand, cost, strict=True))
+
+
+def _cards(counts: Sequence[int]) -> dict[str, int]:
+    return {RESOURCES[i].value: n for i, n in enumerate(counts) if n}
+
+
+def _sub_multisets(hand: Sequence[int], n: int) -> Iterator[tuple[int, int, int, int, int]]:
+    """Every way to choose ``n`` cards from ``hand`` (counts per resource)."""
+    out = [0] * N_RES
+
+    def rec(i: int, left: int) -> Iterator[tuple[int, int, int, int, int]]:
+        if i == N_RES - 1:
+            if left <= hand[i]:
+                out[i] = left
+                yield tuple(out)  # type: ignore[misc]
+            return
+        rest = sum(hand[i + 1 :])
+        for k in range(max(0, left - rest), min(hand[i], left) + 1):
+            out[i] = k
+            yield from rec(i + 1, left - k)
+
+    if n <= sum(hand):
+        yield from rec(0, n)
+
+
+def _year_of_plenty_choices(bank: Sequence[int]) -> Iterator[tuple[Resource, ...]]:
+    total = sum(bank)
+    if total == 0:
+        return
+    if total == 1:
+        yield (RESOURCES[next(i for i, b in enumerate(bank) if b)],)
+        return
+    for i in range(N_RES):
+        for j in range(i, N_RES):
+            if (i == j and bank[i] >= 2) or (i != j and bank[i] and bank[j]):
+                yield (RESOURCES[i], RESOURCES[j])
+
+
+_CHECKS: dict[type, Callable[[Game, int, Any], None]] = {
+    BuildSettlement: Game._check_settlement,
+    BuildRoad: Game._check_road,
+    BuildCity: Game._check_city,
+    BuyDevelopmentCard: Game._check_buy,
+    PlayKnight: Game._check_play,
+    PlayRoadBuilding: Game._check_play,
+    PlayYearOfPlenty: Game._check_play,
+    PlayMonopoly: Game._check_play,
+    RollDice: Game._check_roll,
+    Discard: Game._check_discard,
+    MoveRobber: Game._check_robber,
+    MaritimeTrade: Game._check_maritime,
+    DomesticTrade: Game._check_domestic,
+    EndTurn: Game._check_end,
+}
+
+_EXECUTE: dict[type, Callable[[Game, int, Any], list[Event]]] = {
+    BuildSettlement: Game._do_settlement,
+    BuildRoad: Game._do_road,
+    BuildCity: Game._do_city,
+    BuyDevelopmentCard: Game._do_buy,
+    PlayKnight: Game._do_knight,
+    PlayRoadBuilding: Game._do_road_building,
+    PlayYearOfPlenty: Game._do_year_of_plenty,
+    PlayMonopoly: Game._do_monopoly,
+    RollDice: Game._do_roll,
+    Discard: Game._do_discard,
+    MoveRobber: Game._do_robber,
+    MaritimeTrade: Game._do_maritime,
+    DomesticTrade: Game._do_domestic,
+    EndTurn: Game._do_end,
+}
+
+__all__ = [
+    "Event",
+    "Game",
+    "IllegalAction",
+    "Phase",
+    "RandomSource",
+    "Randomness",
+    "Rules",
+]
