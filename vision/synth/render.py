@@ -1,0 +1,560 @@
+"""Render a board as a camera would see it, with its ground truth.
+
+The scene is drawn straight from above on a "top view" canvas (hex art, sea frame, harbours,
+chips, robber, pirate, pieces), then projected into the camera image with a homography that
+models a tilted camera, composited over a table, and degraded by what real photos suffer:
+lighting gradients, colour casts, glare, shadows, occluding hands, blur, noise, lens distortion
+and JPEG artefacts.
+
+Units: the *board plane* is the plane of :func:`companion.board.hex_center` with ``size=1``
+(one unit = one hex circumradius, x east, y south). The returned homography maps board-plane
+points to image pixels *before* lens distortion; the returned hex polygons include it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from companion.board import (
+    Board,
+    Hex,
+    Terrain,
+    edge_vertices,
+    hex_center,
+    hex_corner_points,
+    vertex_position,
+)
+from vision.synth.textures import palette, table_texture, terrain_texture
+
+#: Colours (BGR) of the players' pieces.
+PIECE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (40, 40, 200),
+    "blue": (160, 70, 30),
+    "orange": (30, 130, 240),
+    "white": (225, 225, 225),
+    "green": (60, 140, 40),
+    "brown": (40, 70, 110),
+}
+
+_HARBOR_COLOURS: dict[str, tuple[int, int, int]] = {
+    "3:1": (235, 235, 235),
+    "lumber": (45, 105, 50),
+    "brick": (55, 100, 175),
+    "wool": (75, 190, 130),
+    "grain": (70, 185, 220),
+    "ore": (150, 135, 135),
+}
+
+# Pixels per hex radius on the top-view canvas; the camera image rescales it.
+_CANVAS_HEX_PX = 60
+# Width of the sea frame around the outer hexes, in hex radii.
+_FRAME_WIDTH = 0.75
+# Chip diameter in hex radii (real chips: about 0.8).
+_CHIP_DIAMETER = 0.8
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """How the photo is taken and spoiled. The defaults are a clean top view.
+
+    Angles in degrees; ``fill`` is the fraction of the image's short side the board spans;
+    ``distortion`` is the radial coefficient k1 (barrel < 0 < pincushion) at the half diagonal;
+    amplitudes are fractions of full brightness; ``blur_sigma`` and ``noise_sigma`` in pixels
+    and grey levels.
+    """
+
+    tilt_deg: float = 0.0
+    tilt_dir_deg: float = 0.0
+    rotation_deg: float = 0.0
+    fill: float = 0.85
+    offset: tuple[float, float] = (0.0, 0.0)
+    distortion: float = 0.0
+    white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    brightness: float = 1.0
+    light_gradient: float = 0.0
+    glare: float = 0.0
+    shadow: float = 0.0
+    hands: int = 0
+    blur_sigma: float = 0.0
+    noise_sigma: float = 0.0
+    jpeg_quality: int | None = None
+    chip_style: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.tilt_deg <= 60.0:
+            raise ValueError(f"tilt_deg must be within 0..60, not {self.tilt_deg}")
+        if not 0.1 <= self.fill <= 1.0:
+            raise ValueError(f"fill must be within 0.1..1, not {self.fill}")
+        if self.hands < 0:
+            raise ValueError(f"hands must be >= 0, not {self.hands}")
+        if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
+            raise ValueError(f"jpeg_quality must be within 5..100, not {self.jpeg_quality}")
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, *, hard: bool = True) -> Conditions:
+        """Random conditions; ``hard`` adds tilt up to 45 degrees, hands, glare and the rest."""
+        base = cls(
+            rotation_deg=float(rng.uniform(0, 360)),
+            fill=float(rng.uniform(0.7, 0.92)),
+            offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.04, 0.04))),
+        )
+        if not hard:
+            return base
+        return replace(
+            base,
+            tilt_deg=float(rng.uniform(0, 45)),
+            tilt_dir_deg=float(rng.uniform(0, 360)),
+            distortion=float(rng.uniform(-0.08, 0.05)),
+            white_balance=tuple(float(x) for x in rng.uniform(0.85, 1.15, 3)),
+            brightness=float(rng.uniform(0.7, 1.2)),
+            light_gradient=float(rng.uniform(0, 0.35)),
+            glare=float(rng.uniform(0, 0.4)) if rng.random() < 0.4 else 0.0,
+            shadow=float(rng.uniform(0.2, 0.45)) if rng.random() < 0.4 else 0.0,
+            hands=int(rng.random() < 0.3),
+            blur_sigma=float(rng.uniform(0, 1.5)),
+            noise_sigma=float(rng.uniform(0, 6)),
+            jpeg_quality=int(rng.integers(40, 95)),
+        )
+
+
+@dataclass
+class Render:
+    """A rendered photo with its ground truth.
+
+    Attributes:
+        image: BGR uint8 of shape (height, width, 3).
+        board: the board that was drawn (the ground truth).
+        homography: float64 (3, 3), board plane (hex radii) -> image pixels, before lens
+            distortion.
+        hex_polygons: for every hex, its six corners clockwise from N in image pixels
+            (float32 (6, 2)), lens distortion included.
+        hand_mask: bool (height, width), True where a hand covers the board or table.
+    """
+
+    image: np.ndarray
+    board: Board
+    homography: np.ndarray
+    hex_polygons: dict[Hex, np.ndarray] = field(default_factory=dict)
+    hand_mask: np.ndarray | None = None
+
+
+def render_board(
+    board: Board,
+    *,
+    width: int = 1600,
+    height: int = 1200,
+    rng: np.random.Generator | int | None = None,
+    conditions: Conditions | None = None,
+) -> Render:
+    """Draw ``board`` as a photo taken under ``conditions`` (random ones if None).
+
+    Args:
+        board: what to draw: hexes (any frame), chips, harbours, robber, pirate, pieces.
+        width, height: size of the image in pixels (each at least 64).
+        rng: a numpy Generator or a seed; the same seed gives the same image.
+        conditions: the camera and spoilers; ``None`` draws random hard ones.
+
+    Returns:
+        A :class:`Render` with the image and its ground truth.
+    """
+    if width < 64 or height < 64:
+        raise ValueError(f"image size must be at least 64x64, not {width}x{height}")
+    if not board.tiles:
+        raise ValueError("the board has no hexes to draw")
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    cond = conditions if conditions is not None else Conditions.random(gen)
+
+    canvas, alpha, plane_to_canvas = _draw_top_view(board, cond, gen)
+    homography = _camera_homography(board, cond, width, height)
+    canvas_to_image = homography @ np.linalg.inv(plane_to_canvas)
+
+    image = table_texture(height, width, gen)
+    # The board is drawn over the table where its (anti-aliased) footprint says so.
+    warped = cv2.warpPerspective(canvas, canvas_to_image, (width, height), flags=cv2.INTER_LINEAR)
+    a = cv2.warpPerspective(alpha, canvas_to_image, (width, height), flags=cv2.INTER_LINEAR)
+    a3 = cv2.merge([a, a, a])
+    image = cv2.add(
+        cv2.multiply(image, 255 - a3, scale=1 / 255), cv2.multiply(warped, a3, scale=1 / 255)
+    )
+    image = image.astype(np.float32)
+
+    hand_mask = np.zeros((height, width), bool)
+    for _ in range(cond.hands):
+        hand_mask |= _draw_hand(image, gen)
+    image = _light(image, cond, gen)
+    if cond.distortion:
+        image, hand_mask = _distort(image, hand_mask, cond.distortion)
+    if cond.blur_sigma > 0:
+        image = cv2.GaussianBlur(image, (0, 0), cond.blur_sigma)
+    if cond.noise_sigma > 0:
+        noise = gen.standard_normal(image.shape, dtype=np.float32)
+        image = cv2.scaleAdd(noise, cond.noise_sigma, image)
+    out = cv2.convertScaleAbs(np.maximum(image, 0))
+    if cond.jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, cond.jpeg_quality])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+    polygons = {}
+    for h in board.tiles:
+        pts = _project(homography, np.array(hex_corner_points(h), np.float64))
+        if cond.distortion:
+            pts = distort_points(pts, cond.distortion, width, height)
+        polygons[h] = pts.astype(np.float32)
+    return Render(out, board, homography, polygons, hand_mask)
+
+
+# --- the top view ----------------------------------------------------------------------------
+
+
+def _draw_top_view(
+    board: Board, cond: Conditions, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Draw the board from above. Returns (BGR uint8 canvas, alpha uint8, plane->canvas 3x3)."""
+    s = _CANVAS_HEX_PX
+    centres = np.array([hex_center(h) for h in board.tiles], np.float64)
+    margin = 1.0 + _FRAME_WIDTH + 0.3
+    lo = centres.min(axis=0) - margin
+    hi = centres.max(axis=0) + margin
+    w, h = (int(math.ceil(v)) for v in (hi - lo) * s)
+    plane_to_canvas = np.array([[s, 0, -lo[0] * s], [0, s, -lo[1] * s], [0, 0, 1]], np.float64)
+
+    def to_px(points: np.ndarray) -> np.ndarray:
+        return _project(plane_to_canvas, points)
+
+    colours = palette(rng)
+    canvas = np.zeros((h, w, 3), np.float32)
+    footprint = np.zeros((h, w), np.uint8)
+    for hx in board.tiles:
+        cv2.fillPoly(
+            footprint, [np.round(to_px(np.array(hex_corner_points(hx)))).astype(np.int32)], 255
+        )
+    outside = cv2.distanceTransform(255 - footprint, cv2.DIST_L2, 5)
+    frame = np.where(outside <= _FRAME_WIDTH * s, 255, 0).astype(np.uint8)
+    sea = terrain_texture(Terrain.SEA, max(w, h), colours[Terrain.SEA], rng)[:h, :w]
+    canvas[frame > 0] = sea[frame > 0]
+    contours, _ = cv2.findContours(frame, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(canvas, contours, -1, (60, 50, 30), max(2, s // 20))
+
+    border = np.array([150, 200, 220], np.float32) + rng.uniform(-15, 15, 3)
+    patch = 2 * s + 2
+    for hx, tile in board.tiles.items():
+        corners = to_px(np.array(hex_corner_points(hx)))
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+        tex = terrain_texture(tile.terrain, patch, colours[tile.terrain], rng)
+        mask = np.zeros((patch, patch), np.uint8)
+        cv2.fillPoly(mask, [np.round(corners - [x0, y0]).astype(np.int32)], 255)
+        ys, xs = np.nonzero(mask)
+        yy, xx = ys + y0, xs + x0
+        ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+        canvas[yy[ok], xx[ok]] = tex[ys[ok], xs[ok]]
+    for hx, tile in board.tiles.items():
+        if tile.terrain.is_land:
+            corners = np.round(to_px(np.array(hex_corner_points(hx)))).astype(np.int32)
+            cv2.polylines(canvas, [corners], True, border.tolist(), max(2, s // 12), cv2.LINE_AA)
+
+    for harbor in board.harbors:
+        _draw_harbor(canvas, to_px, harbor.q, harbor.r, harbor.side, harbor.kind, s)
+    style = cond.chip_style or _chip_styles()[int(rng.integers(len(_chip_styles())))]
+    for hx, tile in board.tiles.items():
+        if tile.number is not None:
+            c = to_px(np.array([hex_center(hx)]))[0] + rng.normal(0, 0.03 * s, 2)
+            d = int(_CHIP_DIAMETER * s * rng.uniform(0.92, 1.05))
+            _paste_chip(canvas, tile.number, style, c, d, rng)
+    if board.robber is not None:
+        _draw_robber(canvas, to_px(np.array([hex_center(board.robber)]))[0], s, rng)
+    if board.pirate is not None:
+        _draw_ship(
+            canvas, to_px(np.array([hex_center(board.pirate)]))[0], s, (30, 30, 30), 1.5, rng
+        )
+    for piece in board.pieces:
+        colour = PIECE_COLOURS.get(piece.color, (128, 128, 128))
+        if piece.vertex is not None:
+            p = to_px(np.array([vertex_position(piece.vertex)]))[0]
+            _draw_building(canvas, p, s, colour, city=piece.kind == "city")
+        elif piece.edge is not None:
+            a, b = (to_px(np.array([vertex_position(v)]))[0] for v in edge_vertices(piece.edge))
+            if piece.kind == "ship":
+                _draw_ship(canvas, (a + b) / 2, s, colour, 1.0, rng)
+            else:
+                _draw_road(canvas, a, b, s, colour)
+    return np.clip(canvas, 0, 255).astype(np.uint8), frame, plane_to_canvas
+
+
+def _chip_styles() -> tuple[str, ...]:
+    try:
+        from vision.synth.chip_art import CHIP_STYLES
+    except ImportError:
+        return ("fallback",)
+    return CHIP_STYLES
+
+
+def _chip_image(
+    value: int, style: str, size: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A chip (BGR uint8 (size, size, 3), mask uint8 (size, size)) from chip_art if it exists."""
+    rotation = float(rng.uniform(0, 360))
+    if style != "fallback":
+        from vision.synth.chip_art import render_chip
+
+        return render_chip(value, style=style, size_px=size, rotation_deg=rotation, rng=rng)
+    # Stand-in while chip_art is missing: a cream disc with the numeral.
+    img = np.zeros((size, size, 3), np.uint8)
+    mask = np.zeros((size, size), np.uint8)
+    c = (size // 2, size // 2)
+    cv2.circle(mask, c, int(size * 0.47), 255, -1, cv2.LINE_AA)
+    img[mask > 0] = (190, 228, 242)
+    ink = (44, 40, 196) if value in (6, 8) else (32, 30, 34)
+    cv2.putText(
+        img,
+        str(value),
+        (size // 5, int(size * 0.65)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        size / 70,
+        ink,
+        max(1, size // 24),
+        cv2.LINE_AA,
+    )
+    return img, mask
+
+
+def _paste_chip(
+    canvas: np.ndarray,
+    value: int,
+    style: str,
+    centre: np.ndarray,
+    size: int,
+    rng: np.random.Generator,
+) -> None:
+    img, mask = _chip_image(value, style, size, rng)
+    x0, y0 = int(round(centre[0] - size / 2)), int(round(centre[1] - size / 2))
+    h, w = canvas.shape[:2]
+    if x0 < 0 or y0 < 0 or x0 + size > w or y0 + size > h:
+        return
+    region = canvas[y0 : y0 + size, x0 : x0 + size]
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    # A thin drop shadow: chips are cardboard discs lying on the tile.
+    region *= 1.0 - 0.25 * np.roll(a, (2, 2), axis=(0, 1))
+    region[:] = region * (1.0 - a) + img.astype(np.float32) * a
+
+
+def _draw_harbor(canvas: np.ndarray, to_px, q: int, r: int, side: str, kind: str, s: int) -> None:  # noqa: ANN001
+    from companion.board import edge
+
+    a, b = (to_px(np.array([vertex_position(v)]))[0] for v in edge_vertices(edge(q, r, side)))
+    centre = to_px(np.array([hex_center((q, r))]))[0]
+    mid = (a + b) / 2
+    out = mid + (mid - centre) / np.linalg.norm(mid - centre) * 0.5 * s
+    for p in (a, b):
+        cv2.line(canvas, _ip(p), _ip(out), (60, 110, 150), max(2, s // 14), cv2.LINE_AA)
+    cv2.circle(canvas, _ip(out), int(0.25 * s), _HARBOR_COLOURS[kind], -1, cv2.LINE_AA)
+    cv2.circle(canvas, _ip(out), int(0.25 * s), (40, 40, 40), 1, cv2.LINE_AA)
+    if kind == "3:1":
+        cv2.circle(canvas, _ip(out), int(0.12 * s), (30, 30, 30), max(1, s // 30), cv2.LINE_AA)
+
+
+def _draw_robber(canvas: np.ndarray, centre: np.ndarray, s: int, rng: np.random.Generator) -> None:
+    angle = rng.uniform(0, 2 * np.pi)
+    c = centre + 0.5 * s * np.array([np.cos(angle), np.sin(angle)])
+    grey = float(rng.uniform(60, 160))
+    cv2.ellipse(
+        canvas, _ip(c), (int(0.2 * s), int(0.27 * s)), 0, 0, 360, (grey,) * 3, -1, cv2.LINE_AA
+    )
+    cv2.circle(canvas, _ip(c - [0, 0.3 * s]), int(0.13 * s), (grey * 0.9,) * 3, -1, cv2.LINE_AA)
+
+
+def _draw_ship(
+    canvas: np.ndarray,
+    centre: np.ndarray,
+    s: int,
+    colour: tuple[int, int, int],
+    scale: float,
+    rng: np.random.Generator,
+) -> None:
+    hull = np.array([[-0.3, 0], [0.3, 0], [0.2, 0.12], [-0.2, 0.12]]) * s * scale
+    sail = np.array([[0, -0.3], [0.18, -0.02], [0, -0.02]]) * s * scale
+    rot = rng.uniform(0, 2 * np.pi)
+    m = np.array([[np.cos(rot), -np.sin(rot)], [np.sin(rot), np.cos(rot)]])
+    for poly in (hull, sail):
+        cv2.fillPoly(canvas, [np.round(poly @ m.T + centre).astype(np.int32)], colour, cv2.LINE_AA)
+
+
+def _draw_building(
+    canvas: np.ndarray, p: np.ndarray, s: int, colour: tuple[int, int, int], *, city: bool
+) -> None:
+    k = 0.2 * s
+    house = np.array([[-1, 1], [1, 1], [1, -0.3], [0, -1.1], [-1, -0.3]], np.float64)
+    if city:
+        house = np.array(
+            [[-1.6, 1], [1.2, 1], [1.2, -0.3], [0.4, -1.1], [-0.4, -0.3], [-1.6, -0.3]], np.float64
+        )
+    pts = np.round(house * k + p).astype(np.int32)
+    cv2.fillPoly(canvas, [pts], colour, cv2.LINE_AA)
+    cv2.polylines(canvas, [pts], True, (20, 20, 20), 1, cv2.LINE_AA)
+
+
+def _draw_road(
+    canvas: np.ndarray, a: np.ndarray, b: np.ndarray, s: int, colour: tuple[int, int, int]
+) -> None:
+    mid, d = (a + b) / 2, (b - a)
+    d = d / np.linalg.norm(d)
+    n = np.array([-d[1], d[0]])
+    half_len, half_w = 0.35 * s, 0.07 * s
+    pts = np.array(
+        [mid + d * half_len * i + n * half_w * j for i, j in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    )
+    cv2.fillPoly(canvas, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
+
+
+def _ip(p: np.ndarray) -> tuple[int, int]:
+    return int(round(float(p[0]))), int(round(float(p[1])))
+
+
+# --- the camera --------------------------------------------------------------------------------
+
+
+def _project(m: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 3x3 homography to (N, 2) points; returns float64 (N, 2)."""
+    p = np.hstack([points, np.ones((len(points), 1))]) @ m.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _camera_homography(board: Board, cond: Conditions, width: int, height: int) -> np.ndarray:
+    """Board plane -> image: a pinhole camera tilted by ``tilt_deg``, then fit into the image."""
+    corners = np.array([c for h in board.tiles for c in hex_corner_points(h)], np.float64)
+    centre = corners.mean(axis=0)
+    radius = float(np.max(np.linalg.norm(corners - centre, axis=1))) + _FRAME_WIDTH
+    rot = math.radians(cond.rotation_deg)
+    spin = np.array(
+        [[math.cos(rot), -math.sin(rot), 0], [math.sin(rot), math.cos(rot), 0], [0, 0, 1]]
+    )
+    # Tilt: rotate the plane about an in-plane axis; the camera sits 2.5 board radii away.
+    t, d = math.radians(cond.tilt_deg), math.radians(cond.tilt_dir_deg)
+    axis = np.array([math.cos(d), math.sin(d), 0.0])
+    tilt, _ = cv2.Rodrigues(axis * t)
+    r = tilt @ spin
+    distance = 2.5 * radius
+    extr = np.column_stack([r[:, 0], r[:, 1], [0, 0, distance]])
+    shift = np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
+    h0 = extr @ shift
+    # Fit the projected frame outline into the image.
+    ring = np.array([[math.cos(a), math.sin(a)] for a in np.linspace(0, 2 * np.pi, 24)])
+    proj = _project(h0, centre + radius * ring)
+    lo, hi = proj.min(axis=0), proj.max(axis=0)
+    scale = cond.fill * min(width, height) / float(max(hi - lo))
+    mid = (lo + hi) / 2
+    ox = width / 2 + cond.offset[0] * width - scale * mid[0]
+    oy = height / 2 + cond.offset[1] * height - scale * mid[1]
+    fit = np.array([[scale, 0, ox], [0, scale, oy], [0, 0, 1]])
+    hom = fit @ h0
+    return hom / hom[2, 2]
+
+
+def _radial_factor(dx: np.ndarray, dy: np.ndarray, k: float, norm: float) -> np.ndarray:
+    return 1.0 + k * (dx * dx + dy * dy) / (norm * norm)
+
+
+def _distort(image: np.ndarray, mask: np.ndarray, k: float) -> tuple[np.ndarray, np.ndarray]:
+    """Radial lens distortion: output pixel p_d samples the ideal image at c + (p_d - c)(1+k r²)."""
+    h, w = image.shape[:2]
+    cx, cy, norm = w / 2.0, h / 2.0, math.hypot(w / 2.0, h / 2.0)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    f = _radial_factor(xs - cx, ys - cy, k, norm)
+    mx, my = cx + (xs - cx) * f, cy + (ys - cy) * f
+    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    m = cv2.remap(mask.astype(np.uint8), mx, my, cv2.INTER_NEAREST) > 0
+    return out, m
+
+
+def distort_points(points: np.ndarray, k: float, width: int, height: int) -> np.ndarray:
+    """Where ideal-image points land after the lens distortion of :func:`render_board`.
+
+    Args:
+        points: float (N, 2) pixel positions in the undistorted image.
+        k: the distortion coefficient of the render's conditions.
+        width, height: the image size.
+
+    Returns:
+        float64 (N, 2) pixel positions in the distorted image.
+    """
+    cx, cy, norm = width / 2.0, height / 2.0, math.hypot(width / 2.0, height / 2.0)
+    u = np.asarray(points, np.float64) - [cx, cy]
+    d = u.copy()
+    for _ in range(8):  # fixed point of d = u / (1 + k |d|^2)
+        d = u / _radial_factor(d[:, 0], d[:, 1], k, norm)[:, None]
+    return d + [cx, cy]
+
+
+# --- light, shadows, hands -------------------------------------------------------------------
+
+
+def _light(image: np.ndarray, cond: Conditions, rng: np.random.Generator) -> np.ndarray:
+    h, w = image.shape[:2]
+    # Light fields are smooth, so they are computed on a coarse grid and upsampled.
+    gh, gw = max(8, h // 8), max(8, w // 8)
+    ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    ys, xs = (ys + 0.5) / gh, (xs + 0.5) / gw
+    gain = np.full((gh, gw), cond.brightness, np.float32)
+    if cond.light_gradient:
+        ang = rng.uniform(0, 2 * np.pi)
+        ramp = ((xs - 0.5) * np.cos(ang) + (ys - 0.5) * np.sin(ang)) * 2
+        gain *= 1.0 + cond.light_gradient * 0.5 * ramp
+    if cond.shadow:
+        mask = np.zeros((gh, gw), np.float32)
+        pts = rng.uniform([0, 0], [gw, gh], (4, 2)).astype(np.int32)
+        cv2.fillConvexPoly(mask, cv2.convexHull(pts), 1.0)
+        mask = cv2.GaussianBlur(mask, (0, 0), 0.02 * max(gw, gh))
+        gain *= 1.0 - cond.shadow * mask
+    add = np.zeros((gh, gw), np.float32)
+    if cond.glare:
+        cx, cy = rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.8)
+        sigma = rng.uniform(0.04, 0.1)
+        add = cond.glare * 255.0 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
+    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    add = cv2.resize(add.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    wb = np.array(cond.white_balance, np.float32)
+    out = image * cv2.merge([gain * wb[0], gain * wb[1], gain * wb[2]])
+    return out + add[..., None]
+
+
+def _draw_hand(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Draw a hand reaching in from an image border; returns its bool mask (h, w)."""
+    h, w = image.shape[:2]
+    side = int(rng.integers(4))
+    # Where the fingertips reach, and the direction the arm comes from.
+    tip = np.array([rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h])
+    entry = {
+        0: [tip[0], -0.1 * h],
+        1: [w * 1.1, tip[1]],
+        2: [tip[0], h * 1.1],
+        3: [-0.1 * w, tip[1]],
+    }
+    base = np.array(entry[side], np.float64)
+    d = tip - base
+    d /= np.linalg.norm(d)
+    n = np.array([-d[1], d[0]])
+    unit = 0.06 * min(w, h)
+    palm = tip - d * 1.6 * unit
+    mask = np.zeros((h, w), np.uint8)
+    arm = np.array(
+        [base + n * 1.2 * unit, palm + n * 1.3 * unit, palm - n * 1.3 * unit, base - n * 1.2 * unit]
+    )
+    cv2.fillConvexPoly(mask, np.round(arm).astype(np.int32), 255)
+    angle = math.degrees(math.atan2(d[1], d[0]))
+    cv2.ellipse(mask, _ip(palm), (int(1.5 * unit), int(1.3 * unit)), angle, 0, 360, 255, -1)
+    for i in range(4):
+        off = (i - 1.5) * 0.55 * unit
+        start = palm + n * off + d * 0.8 * unit
+        end = start + d * rng.uniform(1.2, 1.8) * unit
+        cv2.line(mask, _ip(start), _ip(end), 255, max(2, int(0.45 * unit)), cv2.LINE_AA)
+    m = mask > 127
+    skin = np.array([rng.uniform(90, 170), rng.uniform(120, 190), rng.uniform(170, 235)])
+    shade = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 0.5 * unit)
+    shadow = np.roll(shade, (int(0.4 * unit), int(0.4 * unit)), axis=(0, 1))
+    image *= (1.0 - 0.35 * shadow)[..., None]
+    image[m] = skin * (0.75 + 0.3 * shade[m])[:, None]
+    return m
