@@ -208,7 +208,7 @@ class JournaledGame:
     ) -> JournaledGame:
         rules = rules or Rules()
         config = game_config(board, players, rules, seed)
-        game = _new_game(config)
+        game = game_from_config(config)
         return cls(game, Journal.create(path, config), config)
 
     @classmethod
@@ -219,7 +219,7 @@ class JournaledGame:
         :meth:`continue_after_damage` drops them, so nothing is destroyed by merely reading.
         """
         journal, config = Journal.open_raw(path)
-        jg = cls(_new_game(config), journal, config)
+        jg = cls(game_from_config(config), journal, config)
         records: list[tuple[int, dict[str, Any]]] = []
         for seq, record, error in journal.rows():
             if error is not None:
@@ -246,7 +246,7 @@ class JournaledGame:
             except ActionError as exc:
                 self.damage = Damage(seq, f"invalid record ({exc})")
                 break
-        game = _new_game(self.config, salt=len(records))
+        game = game_from_config(self.config, salt=len(records))
         applied: list[Action] = []
         for seq, action in actions:
             try:
@@ -278,7 +278,7 @@ class JournaledGame:
             raise JournalError(f"{self.journal.path}: {self.damage}")
         undone = self.history[-1]
         self.journal.append(UNDO)
-        game = _new_game(self.config, salt=self.journal.length)
+        game = game_from_config(self.config, salt=self.journal.length)
         for action in self.history[:-1]:
             game.apply(action)
         self.game = game
@@ -300,7 +300,7 @@ class JournaledGame:
         self.journal.close()
 
 
-def _new_game(config: dict[str, Any], salt: int = 0) -> Game:
+def game_from_config(config: dict[str, Any], salt: int = 0) -> Game:
     """The game of a journal's set-up, before any action.
 
     ``salt`` (the number of journal rows) varies a seeded generator after a reopen, so a resumed

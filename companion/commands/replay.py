@@ -1,0 +1,120 @@
+"""``catan-companion replay JOURNAL``: print a journaled game turn by turn."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from companion.actions import Action, action_to_json
+from companion.game import Event
+from companion.journal import JournaledGame, game_from_config
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("journal", help="the journal file (SQLite) of a game")
+    parser.add_argument("--json", action="store_true", help="one JSON document: turns and score")
+
+
+def describe(action: Action, events: list[Event]) -> str:
+    """One line a person can read, e.g. ``red rolled 3+4 = 7``."""
+    who = action.player
+    parts: list[str] = []
+    for e in events:
+        match e["type"]:
+            case "rolled":
+                line = f"{who} rolled {e['dice'][0]}+{e['dice'][1]} = {e['total']}"
+                gains = e.get("gains") or {}
+                if gains:
+                    line += ": " + "; ".join(f"{p} +{_cards(c)}" for p, c in gains.items())
+                if e.get("blocked"):
+                    line += f" (robber blocks {', '.join(map(str, e['blocked']))})"
+                if e.get("shortage"):
+                    line += f" (bank short of {', '.join(e['shortage'])})"
+                parts.append(line)
+            case "built":
+                where = e.get("vertex") or e.get("edge")
+                parts.append(f"{who} built a {e['piece']} at {tuple(where)}")
+            case "starting_resources":
+                parts.append(f"{who} takes starting cards {_cards(e['cards'])}")
+            case "bought_card":
+                parts.append(f"{who} bought a development card")
+            case "played_card":
+                parts.append(f"{who} played {e['card'].replace('_', ' ')}")
+            case "discarded":
+                parts.append(f"{who} discarded {_cards(e['cards'])}")
+            case "robber_moved":
+                victim = f", robbing {e['victim']}" if e.get("victim") else ""
+                parts.append(f"{who} moved the robber to {tuple(e['hex'])}{victim}")
+            case "maritime_trade":
+                parts.append(
+                    f"{who} traded {_cards(e['give'])} for {_cards(e['get'])} with the bank"
+                )
+            case "domestic_trade":
+                parts.append(
+                    f"{who} gave {_cards(e['give'])} to {e['partner']} for {_cards(e['get'])}"
+                )
+            case "longest_road":
+                holder = e["player"] or "nobody (set aside)"
+                parts.append(f"Longest Road: {holder}")
+            case "largest_army":
+                parts.append(f"Largest Army: {e['player']} ({e['knights']} knights)")
+            case "won":
+                parts.append(f"{e['player']} wins with {e['victory_points']} victory points")
+            case "turn":
+                pass
+    return "; ".join(parts) if parts else f"{who}: {type(action).type.replace('_', ' ')}"
+
+
+def _cards(cards: dict[str, int]) -> str:
+    return ", ".join(f"{n} {r}" for r, n in cards.items()) or "nothing"
+
+
+def replay(jg: JournaledGame) -> Iterator[tuple[int, int, Action, list[Event]]]:
+    """Apply the journal's actions to a fresh game: (number, turn it was in, action, events)."""
+    game = game_from_config(jg.config)
+    for i, action in enumerate(jg.history, start=1):
+        turn = game.turn_number
+        yield i, turn, action, game.apply(action)
+
+
+def run(args: argparse.Namespace) -> int:
+    jg = JournaledGame.open(args.journal)
+    try:
+        turns: list[dict[str, Any]] = []
+        last_turn = -1
+        for i, turn, action, events in replay(jg):
+            line = describe(action, events)
+            if args.json:
+                turns.append({"n": i, "turn": turn, "action": action_to_json(action), "text": line})
+                continue
+            if turn != last_turn:
+                last_turn = turn
+                print(f"-- turn {turn}: {action.player}" if turn else "-- founding phase")
+            print(f"{i:5d}  {line}")
+        final = jg.game
+        score = {c: final.victory_points(i) for i, c in enumerate(final.players)}
+        if args.json:
+            out = {
+                "actions": turns,
+                "score": score,
+                "winner": final.winner_color,
+                "damage": None if jg.damage is None else str(jg.damage),
+            }
+            json.dump(out, sys.stdout)
+            sys.stdout.write("\n")
+        else:
+            print("score: " + ", ".join(f"{c} {vp}" for c, vp in score.items()))
+            if final.winner_color:
+                print(f"winner: {final.winner_color}")
+        if jg.damage is not None:
+            print(
+                f"catan-companion: {jg.damage} (replayed the {len(jg.history)} actions before it)",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    finally:
+        jg.close()
