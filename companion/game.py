@@ -88,6 +88,7 @@ class Phase(StrEnum):
     MOVE_ROBBER = "move_robber"
     MAIN = "main"
     ROAD_BUILDING = "road_building"
+    SPECIAL_BUILD = "special_build"
     GAME_OVER = "game_over"
 
 
@@ -121,6 +122,32 @@ class Rules:
         (DevCard.YEAR_OF_PLENTY, 2),
         (DevCard.MONOPOLY, 2),
     )
+    #: RULES.md 2.3.2: after every turn the others may build (5-6 player extension).
+    special_building_phase: bool = False
+
+    @classmethod
+    def for_players(cls, n: int, **options: Any) -> Rules:
+        """The material for ``n`` players: the base game, or with 5-6 its extension (2.1.5).
+
+        >>> six = Rules.for_players(6)
+        >>> six.cards_per_resource, sum(n for _, n in six.dev_deck), six.special_building_phase
+        (24, 34, True)
+        """
+        if n <= 4:
+            return cls(**options)
+        extension: dict[str, Any] = {
+            "cards_per_resource": 24,
+            # 2.1.5 GAP (standard): the 9 extra cards are 6 knights and one of each progress card.
+            "dev_deck": (
+                (DevCard.KNIGHT, 20),
+                (DevCard.VICTORY_POINT, 5),
+                (DevCard.ROAD_BUILDING, 3),
+                (DevCard.YEAR_OF_PLENTY, 3),
+                (DevCard.MONOPOLY, 3),
+            ),
+            "special_building_phase": True,
+        }
+        return cls(**{**extension, **options})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,6 +161,7 @@ class Rules:
             "longest_road_min": self.longest_road_min,
             "largest_army_min": self.largest_army_min,
             "dev_deck": {card.value: n for card, n in self.dev_deck},
+            "special_building_phase": self.special_building_phase,
         }
 
     @classmethod
@@ -202,7 +230,7 @@ class Game:
             raise ValueError("board: the robber's start hex is missing (RULES.md 1.3.6)")
         self.board = board
         self.players: tuple[str, ...] = tuple(players)
-        self.rules = rules or Rules()
+        self.rules = rules or Rules.for_players(len(players))
         self.rng: Randomness = rng if hasattr(rng, "roll") else RandomSource(rng)  # type: ignore
         self._seat = {c: i for i, c in enumerate(self.players)}
         t = self.topology = board.topology
@@ -255,6 +283,8 @@ class Game:
         self.after_robber = Phase.MAIN
         self.free_roads = 0
         self.after_road_building = Phase.MAIN
+        #: seats still to build in the special building phase, the one building now first
+        self.builders: list[int] = []
         self.turn = _Turn()
         self.turn_number = 0
         self.last_roll: tuple[int, int] | None = None
@@ -265,7 +295,14 @@ class Game:
 
     @property
     def current_player(self) -> str:
+        """The player whose turn it is."""
         return self.players[self.current]
+
+    @property
+    def actor(self) -> int:
+        """The seat expected to act: the current player, or the builder of the special
+        building phase (discards on a 7 are asked of several players: see ``to_discard``)."""
+        return self.builders[0] if self.phase == Phase.SPECIAL_BUILD else self.current
 
     def seat(self, color: str) -> int:
         try:
@@ -356,10 +393,9 @@ class Game:
         checker(self, p, a)
 
     def _require_turn(self, p: int, *phases: Phase) -> None:
-        if p != self.current:
-            raise IllegalAction(
-                "1.5.3", f"it is {self.current_player}'s turn, not {self.players[p]}'s"
-            )
+        if p != self.actor:
+            actor = self.players[self.actor]
+            raise IllegalAction("1.5.3", f"it is {actor}'s turn, not {self.players[p]}'s")
         if self.phase not in phases:
             raise IllegalAction(*self._phase_hint())
 
@@ -380,6 +416,9 @@ class Game:
                 return "1.7.3", f"{who} must move the robber"
             case Phase.ROAD_BUILDING:
                 return "1.10.4", f"{who} must place the free roads of Road Building"
+            case Phase.SPECIAL_BUILD:
+                builder = self.players[self.actor]
+                return "2.3.5", f"{builder} may only build or buy in the special building phase"
             case _:
                 return "1.5.1", f"not allowed now ({self.phase.value})"
 
@@ -442,7 +481,7 @@ class Game:
 
     def _check_settlement(self, p: int, a: BuildSettlement) -> None:
         founding = self.phase == Phase.FOUNDING_SETTLEMENT
-        self._require_turn(p, Phase.FOUNDING_SETTLEMENT, Phase.MAIN)
+        self._require_turn(p, Phase.FOUNDING_SETTLEMENT, Phase.MAIN, Phase.SPECIAL_BUILD)
         v = self._vertex(a.vertex)
         if self.settlements_left[p] == 0:
             raise IllegalAction("1.9.2", f"{a.player} has no settlement left in the supply")
@@ -453,18 +492,20 @@ class Game:
             self._require_cards(p, COST_SETTLEMENT, "a settlement")
 
     def _check_road(self, p: int, a: BuildRoad) -> None:
-        self._require_turn(p, Phase.FOUNDING_ROAD, Phase.MAIN, Phase.ROAD_BUILDING)
+        self._require_turn(
+            p, Phase.FOUNDING_ROAD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.SPECIAL_BUILD
+        )
         e = self._edge(a.edge)
         if self.roads_left[p] == 0:
             raise IllegalAction("1.9.2", f"{a.player} has no road left in the supply")
         err = self._road_spot_error(p, e)
         if err:
             raise err
-        if self.phase == Phase.MAIN:
+        if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
             self._require_cards(p, COST_ROAD, "a road")
 
     def _check_city(self, p: int, a: BuildCity) -> None:
-        self._require_turn(p, Phase.MAIN)
+        self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
         v = self._vertex(a.vertex)
         if self.vertex_owner[v] != p or self.vertex_level[v] != 1:
             raise IllegalAction("1.9.6", "a city must replace one of your own settlements")
@@ -473,7 +514,7 @@ class Game:
         self._require_cards(p, COST_CITY, "a city")
 
     def _check_buy(self, p: int, a: BuyDevelopmentCard) -> None:
-        self._require_turn(p, Phase.MAIN)
+        self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
         if sum(self.deck) == 0:
             raise IllegalAction("1.10.6", "the development deck is empty")
         if a.card is not None and self.deck[DEV_CARDS.index(a.card)] == 0:
@@ -579,7 +620,7 @@ class Game:
             raise IllegalAction("1.8.2", f"{a.partner} does not hold the cards asked for")
 
     def _check_end(self, p: int, a: EndTurn) -> None:
-        self._require_turn(p, Phase.MAIN)
+        self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
 
     # -- legal spots -------------------------------------------------------------------------
 
@@ -673,6 +714,10 @@ class Game:
             case Phase.MAIN:
                 yield EndTurn(me)
                 yield from self._generate_main(p)
+            case Phase.SPECIAL_BUILD:
+                builder = self.actor
+                yield EndTurn(self.players[builder])
+                yield from self._generate_builds(builder)
 
     def _generate_plays(self, p: int) -> Iterator[Action]:
         if self.turn.played_card:
@@ -692,6 +737,19 @@ class Game:
 
     def _generate_main(self, p: int) -> Iterator[Action]:
         me = self.players[p]
+        hand = self.hands[p]
+        yield from self._generate_builds(p)
+        yield from self._generate_plays(p)
+        if self.turn.built and not self.rules.trade_after_build:
+            return
+        for give in range(N_RES):
+            if hand[give] >= self.trade_ratios[p][give]:
+                for get in range(N_RES):
+                    if get != give and self.bank[get] > 0:
+                        yield MaritimeTrade(me, RESOURCES[give], RESOURCES[get])
+
+    def _generate_builds(self, p: int) -> Iterator[Action]:
+        me = self.players[p]
         t = self.topology
         hand = self.hands[p]
         if self.roads_left[p] and hand[LUMBER] >= 1 and hand[BRICK] >= 1:
@@ -705,14 +763,6 @@ class Game:
                 yield BuildCity(me, v)
         if sum(self.deck) and _affords(hand, COST_DEV_CARD):
             yield BuyDevelopmentCard(me)
-        yield from self._generate_plays(p)
-        if self.turn.built and not self.rules.trade_after_build:
-            return
-        for give in range(N_RES):
-            if hand[give] >= self.trade_ratios[p][give]:
-                for get in range(N_RES):
-                    if get != give and self.bank[get] > 0:
-                        yield MaritimeTrade(me, RESOURCES[give], RESOURCES[get])
 
     # -- execution (no checks: everything was checked in resolve) ----------------------------
 
@@ -734,7 +784,7 @@ class Game:
         events: list[Event] = [
             {"type": "built", "player": a.player, "piece": "settlement", "vertex": list(a.vertex)}
         ]
-        if self.phase == Phase.MAIN:
+        if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
             self._pay(p, COST_SETTLEMENT)
             self.turn.built = True
         self.vertex_owner[v] = p
@@ -774,7 +824,7 @@ class Game:
         events: list[Event] = [
             {"type": "built", "player": a.player, "piece": "road", "edge": list(a.edge)}
         ]
-        if self.phase == Phase.MAIN:
+        if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
             self._pay(p, COST_ROAD)
             self.turn.built = True
         self.edge_owner[e] = p
@@ -992,7 +1042,17 @@ class Game:
         ]
 
     def _do_end(self, p: int, a: EndTurn) -> list[Event]:
-        self.current = (self.current + 1) % len(self.players)
+        n = len(self.players)
+        if self.phase == Phase.MAIN and self.rules.special_building_phase:
+            # 2.3.3: the others build in turn, starting left of the active player.
+            self.builders = [(self.current + k) % n for k in range(1, n)]
+            self.phase = Phase.SPECIAL_BUILD
+            return [{"type": "special_build", "player": self.players[self.builders[0]]}]
+        if self.phase == Phase.SPECIAL_BUILD:
+            self.builders.pop(0)
+            if self.builders:
+                return [{"type": "special_build", "player": self.players[self.builders[0]]}]
+        self.current = (self.current + 1) % n
         self.turn = _Turn()
         self.turn_number += 1
         self.phase = Phase.ROLL
@@ -1108,6 +1168,7 @@ class Game:
             "largest_army": None if self.largest_army is None else self.players[self.largest_army],
             "to_discard": {self.players[q]: n for q, n in sorted(self.to_discard.items())},
             "free_roads": self.free_roads,
+            "builders": [self.players[b] for b in self.builders],
             "founding_step": self.founding_step,
             "last_settlement": self.last_settlement,
             "after_robber": self.after_robber.value,
@@ -1149,6 +1210,7 @@ class Game:
         return {
             "phase": self.phase.value,
             "current": self.current_player,
+            "actor": self.players[self.actor],
             "turn": self.turn_number,
             "last_roll": None if self.last_roll is None else list(self.last_roll),
             "robber": list(t.hexes[self.robber]),

@@ -206,7 +206,7 @@ class JournaledGame:
         rules: Rules | None = None,
         seed: int | None = None,
     ) -> JournaledGame:
-        rules = rules or Rules()
+        rules = rules or Rules.for_players(len(players))
         config = game_config(board, players, rules, seed)
         game = game_from_config(config)
         return cls(game, Journal.create(path, config), config)
