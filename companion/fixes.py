@@ -1,0 +1,354 @@
+"""The fewest swaps that make a board legal: chip swaps first, then hex swaps.
+
+Search
+------
+The fixer runs an iterative-deepening depth-first search (IDA*) over swaps:
+
+1. **Chip swaps** (terrain stays): a move exchanges the chips (or a chip and "no chip") of two
+   hexes. The search tries 1, 2, ... up to ``max_swaps`` swaps and returns the first, hence
+   shortest, sequence after which every swap-repairable rule holds.
+2. If no chip-only fix exists within the limit, **hex swaps** are allowed as well (two terrain
+   tiles change places, the chips stay where they lie), up to ``max_hex_swaps`` moves.
+
+Two things keep it fast without losing the shortest answer:
+
+* Every move touches an *offending* hex: one whose chip breaks a unary rule (it must change in
+  any fix) or one of a red pair. Any shortest fix can be reordered to start with such a move
+  (the offending hex lies on a cycle of the permutation from the board to the fixed board, and
+  swapping it with its successor shortens that cycle), so nothing is lost.
+* A lower bound prunes: each swap changes two hexes, and disjoint violated constraints each
+  need a hex of their own changed, so at least ceil(k / 2) more swaps are needed for k disjoint
+  violations. A transposition table skips boards already reached with as much budget.
+
+These two arguments hold for chip swaps, so the chip phase is exact. With hex swaps a rule can
+also be cured by moving a neighbour (a desert next to a red number), so the hex phase uses the
+weaker bound "one more swap" and is a best effort within its limit.
+
+A search that ends without a cut-off has tried every reachable board: then the board is proved
+impossible to fix by swaps. Rules no swap can repair (wrong counts, wrong harbours) are
+reported as such before any search. The lettered spiral is repaired separately: the board is
+compared with the spiral from each corner and the chips are put in place, two-cycles first.
+
+>>> from companion.board import Tile
+>>> from companion.layouts import random_board
+>>> board = random_board(4, seed=5)
+>>> suggest_fixes(board).swaps
+()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from companion.board import Board, Hex, Terrain, Tile
+from companion.layouts import RED_NUMBERS
+from companion.setup_check import (
+    NO_CHIP,
+    RULES,
+    Layout,
+    SetupSpec,
+    check_board,
+    check_layout,
+    chip_constraints,
+    corner_hexes,
+    spiral_numbers,
+)
+
+SPIRAL_RULES = frozenset({"BASE-SPIRAL", "X56-SPIRAL"})
+_EMPTY: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class Swap:
+    """Exchange the chips (``what="chips"``) or terrain tiles (``"hexes"``) of hexes ``a`` and
+    ``b``, or move the robber from ``a`` to ``b`` (``"robber"``); ``fixes`` lists the rules this
+    step cures."""
+
+    what: str
+    a: Hex
+    b: Hex
+    fixes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"swap": [list(self.a), list(self.b)], "what": self.what, "fixes": list(self.fixes)}
+
+    def describe(self, board: Board) -> str:
+        ta, tb = board.tiles.get(self.a), board.tiles.get(self.b)
+        if self.what == "robber" or ta is None or tb is None:
+            return f"move the robber from {self.a} to {self.b}"
+        if self.what == "hexes":
+            return (
+                f"swap the {ta.terrain.value} at {self.a} with the {tb.terrain.value} at {self.b}"
+            )
+        if tb.number is None:
+            return f"move chip {ta.number} from {self.a} to {self.b}"
+        if ta.number is None:
+            return f"move chip {tb.number} from {self.b} to {self.a}"
+        return f"swap chip {ta.number} at {self.a} with chip {tb.number} at {self.b}"
+
+
+@dataclass(frozen=True)
+class FixResult:
+    """``swaps`` to apply in order; ``fixed`` if they make the board pass every rule.
+
+    ``unfixable`` are rule IDs no swap can repair; ``proved`` is True when the search tried
+    every reachable board (so "not fixed" means impossible, not merely "not within the
+    limit"); ``reason`` says in one line why the board stays illegal (empty when fixed).
+    """
+
+    swaps: tuple[Swap, ...]
+    fixed: bool
+    unfixable: tuple[str, ...] = ()
+    proved: bool = False
+    reason: str = ""
+
+
+# --- chip and hex search ------------------------------------------------------------------
+
+
+class _Search:
+    """IDA* over swaps on one layout; ``hexes`` allows terrain swaps as well as chip swaps."""
+
+    def __init__(self, lay: Layout, rules: Sequence[str], hexes: bool):
+        self.lay = lay
+        self.n = len(lay.geo.hexes)
+        self.chip_rules = [r for r in rules if RULES[r].constraints is not None]
+        self.other_rules = [r for r in rules if RULES[r].constraints is None]
+        self.allow_hexes = hexes
+        self.seen: dict[tuple[tuple[Terrain, ...], tuple[int, ...]], int] = {}
+        self.cut = False
+        self._cons_cache: dict[tuple[Terrain, ...], tuple[list[frozenset[int]], list]] = {}
+
+    def _constraints(self, terrain: list[Terrain]) -> tuple[list[frozenset[int]], list]:
+        key = tuple(terrain)
+        hit = self._cons_cache.get(key)
+        if hit is None:
+            c = chip_constraints(self.lay.with_cells(terrain, self.lay.numbers), self.chip_rules)
+            forbidden = [c.forbidden.get(i, _EMPTY) for i in range(self.n)]
+            hit = self._cons_cache[key] = (forbidden, sorted(c.red_apart))
+        return hit
+
+    def problems(self, terrain: list[Terrain], numbers: list[int]) -> tuple[list[int], int]:
+        """(offending hex indices, lower bound on the swaps still needed)."""
+        forbidden, red = self._constraints(terrain)
+        offending: list[int] = []
+        used: set[int] = set()
+        disjoint = 0
+        for i in range(self.n):
+            if numbers[i] in forbidden[i]:
+                offending.append(i)
+                used.add(i)
+                disjoint += 1
+        for i, j in red:
+            if numbers[i] in RED_NUMBERS and numbers[j] in RED_NUMBERS:
+                offending.extend((i, j))
+                if i not in used and j not in used:
+                    used.update((i, j))
+                    disjoint += 1
+        if self.other_rules:
+            lay = self.lay.with_cells(terrain, numbers)
+            for v in check_layout(lay, self.other_rules):
+                idx = [lay.geo.index[h] for h in v.hexes if h in lay.geo.index]
+                offending.extend(idx)
+                if idx and not used.intersection(idx):
+                    used.update(idx)
+                    disjoint += 1
+        # Terrain swaps can change which numbers are forbidden, so the bound only holds for
+        # chip moves; with hex moves allowed it falls back to "at least one more".
+        bound = (disjoint + 1) // 2 if not self.allow_hexes else min(disjoint, 1)
+        return sorted(set(offending)), bound
+
+    def run(self, max_depth: int) -> list[tuple[str, int, int]] | None:
+        terrain = list(self.lay.terrain)
+        numbers = list(self.lay.numbers)
+        for depth in range(0, max_depth + 1):
+            self.seen.clear()
+            self.cut = False
+            path: list[tuple[str, int, int]] = []
+            if self._dfs(terrain, numbers, depth, path):
+                return path
+            if not self.cut:
+                return None  # every reachable board was tried: no deeper search can help
+        return None
+
+    def _dfs(
+        self,
+        terrain: list[Terrain],
+        numbers: list[int],
+        budget: int,
+        path: list[tuple[str, int, int]],
+    ) -> bool:
+        offending, bound = self.problems(terrain, numbers)
+        if not offending:
+            return True
+        if bound > budget:
+            self.cut = True
+            return False
+        key = (tuple(terrain), tuple(numbers))
+        if self.seen.get(key, -1) >= budget:
+            return False
+        self.seen[key] = budget
+        for i in offending:
+            for j in range(self.n):
+                if j == i:
+                    continue
+                # A pair of offending hexes is visited once, from the smaller index.
+                if j < i and j in offending:
+                    continue
+                if numbers[i] != numbers[j]:
+                    numbers[i], numbers[j] = numbers[j], numbers[i]
+                    path.append(("chips", i, j))
+                    if self._dfs(terrain, numbers, budget - 1, path):
+                        return True
+                    path.pop()
+                    numbers[i], numbers[j] = numbers[j], numbers[i]
+                if self.allow_hexes and terrain[i] != terrain[j]:
+                    terrain[i], terrain[j] = terrain[j], terrain[i]
+                    path.append(("hexes", i, j))
+                    if self._dfs(terrain, numbers, budget - 1, path):
+                        return True
+                    path.pop()
+                    terrain[i], terrain[j] = terrain[j], terrain[i]
+        return False
+
+
+# --- spiral -------------------------------------------------------------------------------
+
+
+def _spiral_swaps(lay: Layout) -> list[tuple[str, int, int]] | None:
+    """Chip swaps putting the board on the nearest lettered spiral (fewest swaps found)."""
+    values = lay.spec.letter_values or ()
+    land = [h for h, t in zip(lay.geo.hexes, lay.terrain, strict=True) if t.is_land]
+    deserts = [h for h, t in zip(lay.geo.hexes, lay.terrain, strict=True) if t == Terrain.DESERT]
+    if len(land) - len(deserts) != len(values):
+        return None
+    best: list[tuple[str, int, int]] | None = None
+    for start in corner_hexes(land):
+        laid = spiral_numbers(land, start, deserts, values)
+        target = [laid.get(h, NO_CHIP) for h in lay.geo.hexes]
+        swaps = _sort_by_swaps(list(lay.numbers), target)
+        if swaps is not None and (best is None or len(swaps) < len(best)):
+            best = [("chips", i, j) for i, j in swaps]
+    return best
+
+
+def _sort_by_swaps(current: list[int], target: list[int]) -> list[tuple[int, int]] | None:
+    """Swaps turning ``current`` into ``target`` (same multiset), two-cycles first."""
+    if sorted(current) != sorted(target):
+        return None
+    out: list[tuple[int, int]] = []
+    wrong = [i for i in range(len(current)) if current[i] != target[i]]
+    # Pairs that fix each other in one swap.
+    for i in wrong:
+        if current[i] == target[i]:
+            continue
+        for j in wrong:
+            if j != i and current[i] == target[j] != current[j] == target[i]:
+                current[i], current[j] = current[j], current[i]
+                out.append((i, j))
+                break
+    for i in wrong:
+        while current[i] != target[i]:
+            j = next(k for k in wrong if current[k] == target[i] and current[k] != target[k])
+            current[i], current[j] = current[j], current[i]
+            out.append((i, j))
+    return out
+
+
+# --- entry point --------------------------------------------------------------------------
+
+
+def apply_swaps(board: Board, swaps: Sequence[Swap]) -> Board:
+    """A copy of ``board`` with the swaps done in order."""
+    tiles = dict(board.tiles)
+    robber = board.robber
+    for s in swaps:
+        if s.what == "robber":
+            robber = s.b
+            continue
+        ta, tb = tiles[s.a], tiles[s.b]
+        if s.what == "chips":
+            tiles[s.a], tiles[s.b] = Tile(ta.terrain, tb.number), Tile(tb.terrain, ta.number)
+        else:
+            tiles[s.a], tiles[s.b] = Tile(tb.terrain, ta.number), Tile(ta.terrain, tb.number)
+    return replace(board, tiles=tiles, robber=robber)
+
+
+def _describe_steps(
+    board: Board, spec: SetupSpec, players: int | None, steps: Sequence[tuple[str, Hex, Hex]]
+) -> tuple[Board, list[Swap]]:
+    """Apply ``steps`` one by one, naming for each the rules it cures."""
+    swaps = []
+    before = {v.rule for v in check_board(board, spec, players).violations}
+    for what, a, b in steps:
+        board = apply_swaps(board, [Swap(what, a, b)])
+        after = {v.rule for v in check_board(board, spec, players).violations}
+        swaps.append(Swap(what, a, b, tuple(sorted(before - after))))
+        before = after
+    return board, swaps
+
+
+def suggest_fixes(
+    board: Board,
+    spec: SetupSpec | None = None,
+    players: int | None = None,
+    max_swaps: int = 4,
+    max_hex_swaps: int = 2,
+) -> FixResult:
+    """The fewest swaps making ``board`` pass every rule of ``spec`` (see the module notes)."""
+    report = check_board(board, spec, players)
+    spec = report.spec
+    if report.ok:
+        return FixResult((), True)
+    violated = {v.rule for v in report.violations}
+    unfixable = tuple(sorted(r for r in violated if not RULES[r].repair))
+    lay = Layout.of(board, spec, players)
+    hexes = lay.geo.hexes
+    movable = [r for r in spec.rules if RULES[r].repair & {"chips", "hexes"}]
+    search_rules = [r for r in movable if r not in SPIRAL_RULES]
+    steps: list[tuple[str, Hex, Hex]] = []
+    proved = False
+    found = True
+    if violated & set(movable):
+        path: list[tuple[str, int, int]] | None = None
+        if violated & SPIRAL_RULES:
+            path = _spiral_swaps(lay)
+        else:
+            search = _Search(lay, search_rules, hexes=False)
+            path = search.run(max_swaps)
+            if path is None:
+                search = _Search(lay, search_rules, hexes=True)
+                path = search.run(max_hex_swaps)
+                proved = path is None and not search.cut
+        if path is None:
+            found = False
+        else:
+            steps = [(what, hexes[i], hexes[j]) for what, i, j in path]
+    fixed_board, swaps = _describe_steps(board, spec, players, steps)
+    final = check_board(fixed_board, spec, players)
+    for v in final.violations:
+        rule = RULES[v.rule]
+        if "robber" in rule.repair and rule.robber_targets is not None:
+            targets = rule.robber_targets(Layout.of(fixed_board, spec, players))
+            if targets:
+                a = fixed_board.robber if fixed_board.robber is not None else targets[0]
+                fixed_board, more = _describe_steps(
+                    fixed_board, spec, players, [("robber", a, targets[0])]
+                )
+                swaps.extend(more)
+            break
+    final = check_board(fixed_board, spec, players)
+    if final.ok:
+        return FixResult(tuple(swaps), True)
+    if unfixable:
+        reason = "no swap can repair " + ", ".join(unfixable) + " (the material itself is wrong)"
+        proved = True
+    elif not found and proved:
+        reason = "no arrangement reachable by swapping chips or hexes passes every rule"
+    elif not found:
+        reason = f"no fix with at most {max_swaps} chip swaps or {max_hex_swaps} chip/hex swaps"
+    else:
+        reason = "still failing: " + ", ".join(sorted({v.rule for v in final.violations}))
+    return FixResult(tuple(swaps), False, unfixable, proved, reason)
