@@ -21,6 +21,7 @@ Balance levels (see docs/setup.md for the score):
 The same spec, seed and balance always give the same board (the only randomness is a
 ``random.Random(seed)``).
 
+>>> from companion.setup_check import spec_for
 >>> g = generate_board(spec_for("base"), seed=7, balance="tournament")
 >>> g.board == generate_board(spec_for("base"), seed=7, balance="tournament").board
 True
