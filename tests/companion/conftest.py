@@ -1,0 +1,288 @@
+"""Shared fixtures and scripted-game helpers for the rules-engine and journal tests.
+
+Positions are built through the public API wherever it can be done: a :class:`Script` feeds
+chosen dice and choices to the engine, :func:`found` places the founding pieces, :func:`build`
+pays for and places pieces in a normal turn. The one exception is :func:`set_hand`, the only
+place a test touches a hand directly: it moves cards between the bank and the hand, so the 19
+cards of each resource are always all accounted for.
+
+The fixed board (:func:`fixed_board`) is the base frame with a hand-laid layout, so a test can
+name the hexes whose numbers and resources it relies on::
+
+    r=-2            (0,-2) ore 10   (1,-2) wool 2    (2,-2) lumber 9
+    r=-1      (-1,-1) grain 12 (0,-1) brick 6  (1,-1) wool 4   (2,-1) brick 10
+    r= 0  (-2,0) grain 9 (-1,0) lumber 11 (0,0) desert (1,0) lumber 3 (2,0) ore 8
+    r= 1      (-2,1) lumber 8  (-1,1) ore 3    (0,1) grain 4   (1,1) wool 5
+    r= 2            (-2,2) brick 5  (-1,2) wool 6    (0,2) grain 11
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+import pytest
+
+from companion.actions import (
+    DEV_CARDS,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevelopmentCard,
+    Cards,
+    DevCard,
+    EndTurn,
+    RollDice,
+)
+from companion.board import (
+    RESOURCES,
+    Board,
+    Edge,
+    Harbor,
+    Hex,
+    Terrain,
+    Tile,
+    Vertex,
+    edge,
+    vertex,
+    vertex_edges,
+)
+from companion.game import Game, IllegalAction, Phase, Rules
+from companion.layouts import BASE_HARBOR_SITES
+
+F, P, G, H, M, D = (
+    Terrain.FOREST,
+    Terrain.PASTURE,
+    Terrain.FIELDS,
+    Terrain.HILLS,
+    Terrain.MOUNTAINS,
+    Terrain.DESERT,
+)
+
+#: The fixed layout: hex -> (terrain, number). Counts match RULES.md 1.1.1 and 1.1.3.
+LAYOUT: dict[Hex, tuple[Terrain, int | None]] = {
+    (0, -2): (M, 10),
+    (1, -2): (P, 2),
+    (2, -2): (F, 9),
+    (-1, -1): (G, 12),
+    (0, -1): (H, 6),
+    (1, -1): (P, 4),
+    (2, -1): (H, 10),
+    (-2, 0): (G, 9),
+    (-1, 0): (F, 11),
+    (0, 0): (D, None),
+    (1, 0): (F, 3),
+    (2, 0): (M, 8),
+    (-2, 1): (F, 8),
+    (-1, 1): (M, 3),
+    (0, 1): (G, 4),
+    (1, 1): (P, 5),
+    (-2, 2): (H, 5),
+    (-1, 2): (P, 6),
+    (0, 2): (G, 11),
+}
+
+#: Harbour kinds on BASE_HARBOR_SITES, in the same (clockwise from the east) order.
+HARBOR_KINDS = ("3:1", "wool", "3:1", "3:1", "brick", "lumber", "3:1", "grain", "ore")
+
+PLAYERS = ("red", "blue", "white")
+
+
+def fixed_board() -> Board:
+    """The base board of the module docstring; the robber on the desert (0, 0)."""
+    tiles = {h: Tile(t, n) for h, (t, n) in LAYOUT.items()}
+    harbors = [
+        Harbor(h[0], h[1], s, k) for (h, s), k in zip(BASE_HARBOR_SITES, HARBOR_KINDS, strict=True)
+    ]
+    return Board("base", tiles, harbors, robber=(0, 0))
+
+
+def V(q: int, r: int, corner: str) -> Vertex:
+    """Corner ``corner`` of hex (q, r), under any of its six names."""
+    return vertex(q, r, corner)
+
+
+def E(q: int, r: int, side: str) -> Edge:
+    """Side ``side`` of hex (q, r), under any of its six names."""
+    return edge(q, r, side)
+
+
+class ScriptExhausted(AssertionError):
+    """A test asked the engine for more randomness than its script provides."""
+
+
+class Script:
+    """Randomness from a script: the dice to roll, and the indices that ``pick`` returns.
+
+    A test that rolls must queue its dice; an unqueued roll is a mistake in the test and fails
+    loudly. An unqueued pick takes the first index with a non-zero weight, so a steal takes the
+    victim's first resource (in RESOURCES order) and a bought card is the first card left in
+    DEV_CARDS order, unless the test says otherwise.
+    """
+
+    def __init__(self, dice: Iterable[tuple[int, int]] = (), picks: Iterable[int] = ()):
+        self.dice: deque[tuple[int, int]] = deque(dice)
+        self.picks: deque[int] = deque(picks)
+
+    def roll(self) -> tuple[int, int]:
+        if not self.dice:
+            raise ScriptExhausted("the test did not script this roll")
+        return self.dice.popleft()
+
+    def pick(self, weights: Sequence[int]) -> int:
+        if self.picks:
+            i = self.picks.popleft()
+            assert weights[i] > 0, f"scripted pick {i} has weight 0 in {list(weights)}"
+            return i
+        return next(i for i, w in enumerate(weights) if w > 0)
+
+
+def dice_for(total: int) -> tuple[int, int]:
+    """Two dice showing ``total`` (2-12)."""
+    assert 2 <= total <= 12
+    return (min(6, total - 1), total - min(6, total - 1))
+
+
+def new_game(
+    players: Sequence[str] = PLAYERS, rules: Rules | None = None, board: Board | None = None
+) -> Game:
+    """A game on the fixed board, driven by an empty :class:`Script` (``game.rng``)."""
+    return Game(board or fixed_board(), players, rules, Script())
+
+
+#: Founding spots for three players on the fixed board, in snake order (red, blue, white, white,
+#: blue, red): (settlement, road). They are far apart, so each player's network can grow.
+FOUNDING_3: tuple[tuple[Vertex, Edge], ...] = (
+    (V(0, -1, "N"), E(0, -1, "NE")),  # red: ore 10, brick 6, wool 2
+    (V(1, 0, "S"), E(1, 0, "SE")),  # blue: lumber 3, grain 4, wool 5
+    (V(-2, 1, "N"), E(-2, 1, "NW")),  # white: grain 9, lumber 8, lumber 11
+    (V(2, -1, "S"), E(2, -1, "SE")),  # white: brick 10, ore 8, lumber 3
+    (V(-1, 2, "N"), E(-1, 2, "NE")),  # blue: wool 6, ore 3, grain 4
+    (V(-1, 0, "N"), E(-1, 0, "NW")),  # red: lumber 11, grain 12, brick 6
+)
+
+
+def found(game: Game, spots: Sequence[tuple[Vertex, Edge]] = FOUNDING_3) -> None:
+    """Play the whole founding phase with ``spots`` in snake order."""
+    for v, e in spots:
+        who = game.current_player
+        game.apply(BuildSettlement(who, v))
+        game.apply(BuildRoad(who, e))
+    assert game.phase == Phase.ROLL
+
+
+def hand(game: Game, color: str) -> dict[str, int]:
+    """``color``'s resource cards as {resource: count}, zero counts left out."""
+    return Cards(tuple(game.hands[game.seat(color)])).to_json()  # type: ignore[arg-type]
+
+
+def set_hand(game: Game, color: str, **counts: int) -> None:
+    """Make ``color``'s hand exactly ``counts`` (e.g. ``ore=3``), through the bank.
+
+    The one test-only way to set up cards: the old hand goes back to the bank, the new one comes
+    out of it, so bank + hands stays 19 of each resource. Fails if the bank cannot pay.
+    """
+    p = game.seat(color)
+    want = Cards.of(**counts).counts
+    for i in range(len(RESOURCES)):
+        game.bank[i] += game.hands[p][i]
+        game.hands[p][i] = 0
+        assert game.bank[i] >= want[i], f"the bank has only {game.bank[i]} {RESOURCES[i]}"
+        game.bank[i] -= want[i]
+        game.hands[p][i] = want[i]
+
+
+def give(game: Game, color: str, **counts: int) -> None:
+    """Add ``counts`` to ``color``'s hand from the bank (see :func:`set_hand`)."""
+    current = Cards(tuple(game.hands[game.seat(color)])).counts  # type: ignore[arg-type]
+    extra = Cards.of(**counts).counts
+    set_hand(
+        game, color, **{r.value: a + b for r, a, b in zip(RESOURCES, current, extra, strict=True)}
+    )
+
+
+def roll(game: Game, total: int) -> list[dict]:
+    """The current player rolls ``total``."""
+    game.rng.dice.append(dice_for(total))  # type: ignore[attr-defined]
+    return game.apply(RollDice(game.current_player))
+
+
+def pass_turns_until(game: Game, color: str, total: int = 2) -> None:
+    """Roll ``total`` and end turns until it is ``color``'s turn, before their roll.
+
+    ``total`` defaults to 2, which only the wool hex (1, -2) produces.
+    """
+    for _ in range(len(game.players) + 1):
+        if game.current_player == color and game.phase == Phase.ROLL:
+            return
+        if game.phase == Phase.ROLL:
+            roll(game, total)
+        game.apply(EndTurn(game.current_player))
+    raise AssertionError(f"never reached {color}'s turn")
+
+
+def build_roads(game: Game, color: str, edges: Iterable[Edge]) -> None:
+    """``color`` (the current player, after the roll) pays for and builds each road in turn."""
+    for e in edges:
+        give(game, color, lumber=1, brick=1)
+        game.apply(BuildRoad(color, e))
+
+
+def build_settlement(game: Game, color: str, v: Vertex) -> list[dict]:
+    give(game, color, lumber=1, brick=1, wool=1, grain=1)
+    return game.apply(BuildSettlement(color, v))
+
+
+def build_city(game: Game, color: str, v: Vertex) -> list[dict]:
+    give(game, color, grain=2, ore=3)
+    return game.apply(BuildCity(color, v))
+
+
+def buy_card(game: Game, color: str, card: DevCard) -> list[dict]:
+    """``color`` pays for and buys ``card`` (named, as when the table reports the draw)."""
+    give(game, color, wool=1, grain=1, ore=1)
+    return game.apply(BuyDevelopmentCard(color, card))
+
+
+def refusal(game: Game, action: object) -> IllegalAction:
+    """Apply ``action``, expect a refusal, check the state is untouched, return the refusal."""
+    before = game.snapshot()
+    with pytest.raises(IllegalAction) as info:
+        game.apply(action)  # type: ignore[arg-type]
+    assert game.snapshot() == before
+    return info.value
+
+
+def dev_count(game: Game, color: str, card: DevCard) -> int:
+    return game.dev_hands[game.seat(color)][DEV_CARDS.index(card)]
+
+
+@pytest.fixture
+def game() -> Game:
+    """Three players (red, blue, white) on the fixed board, before the founding phase."""
+    return new_game()
+
+
+@pytest.fixture
+def started() -> Game:
+    """Three players after the founding phase of FOUNDING_3, red to roll, all hands empty."""
+    g = new_game()
+    found(g)
+    for c in g.players:
+        set_hand(g, c)
+    return g
+
+
+def corner_path(*corners: Vertex) -> list[Edge]:
+    """The sides joining consecutive corners of a walk (each pair must be neighbours)."""
+    out = []
+    for a, b in zip(corners, corners[1:], strict=False):
+        shared = set(vertex_edges(a)) & set(vertex_edges(b))
+        assert len(shared) == 1, f"{a} and {b} are not neighbours"
+        out.append(shared.pop())
+    return out
+
+
+def ring(q: int, r: int, *names: str) -> list[Vertex]:
+    """Corners of hex (q, r) by name, e.g. ``ring(1, -2, "S", "SE", "NE")``."""
+    return [vertex(q, r, n) for n in names]
