@@ -1,0 +1,545 @@
+"""Find the board in a photo and map it to the hex grid, without markers.
+
+Method
+------
+1. **Chip candidates.** Number chips are light discs of one size at the centres of the land
+   hexes. A whiteness map (lightness minus chroma, relative to its neighbourhood, so gradients and
+   shadows cancel) is thresholded at several levels; connected blobs that are filled ellipses
+   (solid, not too elongated) are candidates. Borders, cards, glare and pieces also make blobs:
+   step 2 throws them out.
+2. **Lattice fit.** Every candidate with two neighbouring candidates about 60 degrees apart
+   proposes an affine map of the hex lattice; the proposal that explains the most candidates
+   (each within a fifth of a hex spacing of a lattice point, with a consistent disc size) wins,
+   and is refined to a homography by iterated least squares on its inliers (grow-and-refit, so
+   perspective up to 45 degrees is absorbed gradually). Pieces, the robber, a hand or a missing
+   chip only remove candidates; they cannot move the lattice.
+3. **Frame placement.** Chips fix the lattice up to a rotation and a translation. Each board
+   kind's frame (base 19, 5-6 30, Seafarers 37) is tried in each of the six rotations and each
+   plausible translation; the cost counts chips outside the frame, chip-less frame cells beyond
+   the deserts, and sea where land should be (sea is told by its blue). The cheapest wins, and a
+   runner-up within a small margin is reported as ambiguity.
+
+Coordinates: the *board plane* is that of :func:`companion.board.hex_center` with ``size=1``.
+Homographies map board-plane points to image pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.board import (
+    SQRT3,
+    Hex,
+    base_frame,
+    extension_frame,
+    hex_center,
+    hex_distance,
+)
+
+#: The frames the board can have, by kind.
+FRAMES: dict[str, tuple[Hex, ...]] = {
+    "base": tuple(base_frame()),
+    "5-6": tuple(extension_frame()),
+    "seafarers": tuple(
+        (q, r) for q in range(-3, 4) for r in range(-3, 4) if hex_distance((q, r), (0, 0)) <= 3
+    ),
+}
+
+#: Deserts (chip-less land hexes) each kind has.
+DESERTS = {"base": 1, "5-6": 2, "seafarers": 0}
+
+# The longest side of the image registration works on, in pixels: chips stay >= ~15 px wide.
+WORK_SIDE = 1000
+# Inlier tolerance, in hex radii, between a candidate and its lattice point.
+_TOLERANCE = 0.35
+
+
+class NoBoardError(ValueError):
+    """No board could be found in the image."""
+
+
+@dataclass
+class ChipCandidate:
+    """A light disc found in the image: centre (x, y) and equivalent radius, in pixels."""
+
+    x: float
+    y: float
+    radius: float
+
+
+@dataclass
+class Registration:
+    """Where the board is in an image.
+
+    Attributes:
+        kind: the board kind whose frame fits best (base, 5-6 or seafarers).
+        hexes: the frame's hexes, canonical axial coordinates.
+        homography: float64 (3, 3), board plane (hex radii) -> image pixels.
+        chip_hexes: hexes where a chip disc was found.
+        candidates: every chip candidate, in image pixels.
+        ambiguous: True when another placement of the frame was nearly as good.
+        cost: the placement's cost (0 = everything as expected).
+        sea_fraction: per hex, the fraction of its interior that looks like sea.
+    """
+
+    kind: str
+    hexes: list[Hex]
+    homography: np.ndarray
+    chip_hexes: set[Hex]
+    candidates: list[ChipCandidate] = field(default_factory=list)
+    ambiguous: bool = False
+    cost: float = 0.0
+    sea_fraction: dict[Hex, float] = field(default_factory=dict)
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """Board-plane points (N, 2) -> image pixels (N, 2), float64."""
+        return project(self.homography, points)
+
+
+def project(m: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 3x3 homography to float (N, 2) points; returns float64 (N, 2)."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    p = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(m, np.float64).T
+    return p[:, :2] / p[:, 2:3]
+
+
+def plane_to_axial(points: np.ndarray) -> np.ndarray:
+    """Board-plane points (N, 2) -> fractional axial coordinates (N, 2) (q, r)."""
+    x, y = points[:, 0], points[:, 1]
+    r = y / 1.5
+    q = x / SQRT3 - r / 2.0
+    return np.column_stack([q, r])
+
+
+def round_axial(qr: np.ndarray) -> np.ndarray:
+    """Nearest hex of fractional axial coordinates (N, 2); int64 (N, 2)."""
+    q, r = qr[:, 0], qr[:, 1]
+    s = -q - r
+    rq, rr, rs = np.round(q), np.round(r), np.round(s)
+    dq, dr, ds = np.abs(rq - q), np.abs(rr - r), np.abs(rs - s)
+    fix_q = (dq > dr) & (dq > ds)
+    fix_r = ~fix_q & (dr > ds)
+    rq = np.where(fix_q, -rr - rs, rq)
+    rr = np.where(fix_r, -rq - rs, rr)
+    return np.column_stack([rq, rr]).astype(np.int64)
+
+
+def axial_to_plane(qr: np.ndarray) -> np.ndarray:
+    """Axial coordinates (N, 2) -> board-plane points (N, 2), float64."""
+    qr = np.asarray(qr, np.float64).reshape(-1, 2)
+    return np.column_stack([SQRT3 * (qr[:, 0] + qr[:, 1] / 2.0), 1.5 * qr[:, 1]])
+
+
+# --- step 1: chip candidates -------------------------------------------------------------------
+
+
+def whiteness(bgr: np.ndarray) -> np.ndarray:
+    """Lightness, less a little chroma, relative to the neighbourhood.
+
+    Args:
+        bgr: uint8 (H, W, 3).
+
+    Returns:
+        float32 (H, W): CIELAB L* - 0.25 C* minus its local mean (Gaussian, sigma 1/30 of the
+        longer side), so that light ramps and shadows cancel and a chip stands out from any
+        tile around it.
+    """
+    lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    w = lab[..., 0] - 0.25 * np.hypot(lab[..., 1], lab[..., 2])
+    return w - cv2.GaussianBlur(w, (0, 0), max(w.shape) / 30.0)
+
+
+# Whiteness levels the blobs are cut at, and openings that cut tile borders off them.
+_LEVELS = (3.0, 6.0, 10.0, 15.0, 21.0)
+_OPENINGS = (3, 7)
+
+
+def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
+    """Light, filled, roughly elliptical blobs: the places a number chip may lie.
+
+    The whiteness map is cut at several levels (a chip on dark forest and one on pale sand
+    separate from their tile at different levels) and opened with two sizes (to cut the thin
+    light tile borders off). Blobs that are filled ellipses (solid, not too elongated, holes
+    of the printed numeral filled) are candidates. Sheep, snow, harbour tokens, glare spots
+    pass too: the lattice fit throws them out.
+
+    Args:
+        bgr: uint8 (H, W, 3), any size (work at :data:`WORK_SIDE` or below for speed).
+
+    Returns:
+        Candidates in the pixel coordinates of ``bgr``, duplicates merged.
+    """
+    w = whiteness(bgr)
+    side = max(w.shape)
+    min_area = max(12.0, (side / 300.0) ** 2)
+    max_area = (side / 10.0) ** 2
+    found: list[ChipCandidate] = []
+    for level in _LEVELS:
+        raw = (w > level).astype(np.uint8)
+        for k in _OPENINGS:
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            mask = cv2.morphologyEx(raw, cv2.MORPH_OPEN, kernel)
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                if len(c) < 5:
+                    continue
+                area = cv2.contourArea(c)
+                if not min_area <= area <= max_area:
+                    continue
+                hull_area = cv2.contourArea(cv2.convexHull(c))
+                if hull_area <= 0 or area / hull_area < 0.9:
+                    continue
+                (cx, cy), (a, b), _ = cv2.fitEllipse(c)
+                if a * b <= 0 or min(a, b) < 0.5 * max(a, b):
+                    continue
+                if area / (math.pi * a * b / 4.0) < 0.85:
+                    continue
+                found.append(ChipCandidate(float(cx), float(cy), math.sqrt(area / math.pi)))
+    # Prefer the larger blob of a disc (the whole chip rather than a patch of its paper).
+    found.sort(key=lambda c: -c.radius)
+    return _merge(found)
+
+
+def _merge(cands: list[ChipCandidate]) -> list[ChipCandidate]:
+    """Keep the first of candidates closer than 0.8 radii (one disc seen at two levels)."""
+    out: list[ChipCandidate] = []
+    for c in cands:
+        for o in out:
+            if math.hypot(c.x - o.x, c.y - o.y) < 0.8 * max(c.radius, o.radius):
+                break
+        else:
+            out.append(c)
+    return out
+
+
+# --- step 2: the lattice -----------------------------------------------------------------------
+
+
+def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]] | None:
+    """Fit the hex lattice to chip candidates.
+
+    Returns:
+        ``(H, cells)``: H float64 (3, 3) maps lattice board-plane points to image pixels (the
+        lattice is oriented so that H preserves handedness); ``cells`` maps each lattice hex to
+        the index of the candidate on it. None when no lattice of at least 4 chips exists.
+    """
+    n = len(cands)
+    if n < 4:
+        return None
+    pts = np.array([[c.x, c.y] for c in cands], np.float64)
+    rad = np.array([c.radius for c in cands], np.float64)
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    best: tuple[int, np.ndarray] | None = None
+    best_score, best_h = 0.0, np.eye(3)
+    for i in range(n):
+        ratio = d[i] / rad[i]
+        near = np.nonzero((ratio > 2.8) & (ratio < 7.0) & (np.abs(np.log(rad / rad[i])) < 0.5))[0]
+        near = near[np.argsort(d[i, near])][:6]
+        for a in range(len(near)):
+            for b in range(len(near)):
+                j, k = near[a], near[b]
+                if j == k:
+                    continue
+                u, v = pts[j] - pts[i], pts[k] - pts[i]
+                cross = u[0] * v[1] - u[1] * v[0]
+                cosang = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v))
+                # Keep one of the two orders: v must be counter-clockwise of u in image terms.
+                if cross <= 0 or not 0.05 < cosang < 0.85:
+                    continue
+                if not 0.6 < np.linalg.norm(u) / np.linalg.norm(v) < 1.65:
+                    continue
+                # Lattice (1,0) -> u and (0,1) -> v, as an affine map of the board plane.
+                basis = axial_to_plane(np.array([[1, 0], [0, 1]]))
+                lin = np.column_stack([u, v]) @ np.linalg.inv(basis.T)
+                aff = np.eye(3)
+                aff[:2, :2] = lin
+                aff[:2, 2] = pts[i] - lin @ np.zeros(2)
+                inl = _inliers(aff, pts, rad, rad[i])
+                # Score by inlier area: chips are the largest discs on a lattice, and a finer
+                # lattice of small blobs (tile-border junctions) must not outvote them.
+                score = float(np.sum(rad[inl] ** 2))
+                if best is None or score > best_score:
+                    best, best_score, best_h = (i, inl), score, aff
+    if best is None or best[1].sum() < 4:
+        return None
+    h = best_h
+    for tol in (_TOLERANCE, _TOLERANCE, _TOLERANCE * 0.8):
+        inl = _inliers(h, pts, rad, float(np.median(rad[best[1]])), tol)
+        if inl.sum() < 4:
+            break
+        cells = round_axial(plane_to_axial(project(np.linalg.inv(h), pts[inl])))
+        h_new, _ = cv2.findHomography(axial_to_plane(cells), pts[inl], 0)
+        if h_new is None:
+            break
+        h = h_new
+        best = (best[0], inl)
+    # Handedness: the board is seen from above, so the plane->image map must not mirror.
+    jac = h[:2, :2] - np.outer(project(h, np.zeros((1, 2)))[0], h[2, :2])
+    if np.linalg.det(jac) < 0:
+        mirror = np.array([[-1.0, 0, 0], [0, 1, 0], [0, 0, 1]])
+        h = h @ mirror
+    h = h / h[2, 2]
+    inl = _inliers(h, pts, rad, float(np.median(rad[best[1]])))
+    cells: dict[Hex, int] = {}
+    lattice = plane_to_axial(project(np.linalg.inv(h), pts))
+    rounded = round_axial(lattice)
+    resid = np.linalg.norm(axial_to_plane(lattice) - axial_to_plane(rounded), axis=1)
+    for idx in np.argsort(resid):
+        if inl[idx]:
+            key = (int(rounded[idx, 0]), int(rounded[idx, 1]))
+            cells.setdefault(key, int(idx))
+    return h, cells
+
+
+def _inliers(
+    h: np.ndarray, pts: np.ndarray, rad: np.ndarray, ref_radius: float, tol: float = _TOLERANCE
+) -> np.ndarray:
+    """Candidates within ``tol`` hex radii of a lattice point and of a consistent size.
+
+    Sizes are compared in the board plane (radius divided by the local scale of ``h``), so a
+    chip far from a tilted camera is not mistaken for a smaller disc such as a harbour token.
+    """
+    try:
+        inv = np.linalg.inv(h)
+    except np.linalg.LinAlgError:
+        return np.zeros(len(pts), bool)
+    plane = project(inv, pts)
+    lattice = axial_to_plane(round_axial(plane_to_axial(plane)))
+    resid = np.linalg.norm(plane - lattice, axis=1)
+    plane_rad = rad * np.sqrt(np.abs(_local_scale2(inv, pts)))
+    # A chip's radius is about 0.4 hex radii on every edition; a lattice that makes the discs
+    # much smaller or larger than that is a finer or coarser lattice of something else.
+    plausible = (plane_rad > 0.22) & (plane_rad < 0.65)
+    near = (resid < tol) & plausible
+    ref = np.median(plane_rad[near]) if np.any(near) else ref_radius
+    ok_size = plausible & (np.abs(np.log(plane_rad / ref)) < 0.3)
+    return (resid < tol) & ok_size & np.isfinite(resid)
+
+
+def _local_scale2(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Area scale (Jacobian determinant) of the homography ``m`` at points (N, 2)."""
+    x, y = pts[:, 0], pts[:, 1]
+    w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    # For a homography the Jacobian determinant is det(m) / w^3.
+    return np.linalg.det(m) / w**3
+
+
+# --- step 3: frame placement ---------------------------------------------------------------------
+
+
+def rotate_axial(h: Hex, k: int) -> Hex:
+    """Rotate a hex by ``k`` x 60 degrees clockwise about (0, 0)."""
+    q, r = h
+    s = -q - r
+    for _ in range(k % 6):
+        q, r, s = -r, -s, -q
+    return (q, r)
+
+
+def _rotation_matrix(k: int) -> np.ndarray:
+    """The board-plane rotation that :func:`rotate_axial` applies, as a 3x3 matrix."""
+    a = math.radians(60.0 * (k % 6))
+    return np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+
+
+def sea_fraction(bgr: np.ndarray, h: np.ndarray, cells: list[Hex]) -> dict[Hex, float]:
+    """Fraction of each lattice cell's inner disc (0.7 hex radii) that looks like open sea.
+
+    Sea is told by hue (blue to cyan) and some saturation, relative to the image's own
+    saturation so that a pale photo still counts. ``h`` maps lattice plane -> ``bgr`` pixels.
+    """
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
+    hue, sat = hsv[..., 0].astype(np.int16), hsv[..., 1]
+    blue = (hue >= 88) & (hue <= 130) & (sat >= 40) & (hsv[..., 2] >= 35)
+    ring = np.array(
+        [[0.0, 0.0]]
+        + [[rho * math.cos(a), rho * math.sin(a)] for rho in (0.3, 0.55, 0.75) for a in
+           np.linspace(0, 2 * np.pi, 12, endpoint=False)]
+    )
+    out: dict[Hex, float] = {}
+    hh, ww = blue.shape
+    for cell in cells:
+        pts = project(h, ring + hex_center(cell))
+        xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+        ok = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+        out[cell] = float(blue[yi[ok], xi[ok]].mean()) if ok.sum() > len(ring) // 2 else 0.0
+    return out
+
+
+def place_frame(
+    bgr: np.ndarray, h_lat: np.ndarray, chip_cells: set[Hex], kinds: tuple[str, ...]
+) -> tuple[str, int, Hex, float, bool, dict[Hex, float]]:
+    """Choose kind, rotation and translation of the frame that best explain chips and sea.
+
+    Returns ``(kind, k, t, cost, ambiguous, sea)`` where canonical hex = rotate(lattice, k) + t
+    and ``sea`` is the sea fraction per lattice cell examined.
+    """
+    chips = sorted(chip_cells)
+    cq = sum(c[0] for c in chips) / len(chips)
+    cr = sum(c[1] for c in chips) / len(chips)
+    centre = (round(cq), round(cr))
+    window = [(centre[0] + dq, centre[1] + dr) for dq in range(-7, 8) for dr in range(-7, 8)
+              if hex_distance((dq, dr), (0, 0)) <= 7]
+    sea = sea_fraction(bgr, h_lat, window)
+    results: list[tuple[float, str, int, Hex]] = []
+    for kind in kinds:
+        frame = set(FRAMES[kind])
+        fq = sum(c[0] for c in frame) / len(frame)
+        fr = sum(c[1] for c in frame) / len(frame)
+        ring = {(a[0] + dq, a[1] + dr) for a in frame for dq, dr in
+                ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))} - frame
+        for k in range(6):
+            rot_cells = {rotate_axial(c, k): c for c in window}
+            rc = [rotate_axial(c, k) for c in chips]
+            mq = sum(c[0] for c in rc) / len(rc)
+            mr = sum(c[1] for c in rc) / len(rc)
+            for dq in range(-2, 3):
+                for dr in range(-2, 3):
+                    t = (round(fq - mq) + dq, round(fr - mr) + dr)
+                    cost = _placement_cost(kind, frame, ring, rc, rot_cells, sea, t)
+                    results.append((cost, kind, k, t))
+    results.sort(key=lambda x: x[0])
+    cost, kind, k, t = results[0]
+    # Rotations that map the frame onto itself give the same board: not an ambiguity.
+    ambiguous = any(
+        c - cost < 1.0 and (kd != kind or not _same_board(kind, k, t, kk, tt, chip_cells))
+        for c, kd, kk, tt in results[1:20]
+    )
+    return kind, k, t, cost, ambiguous, sea
+
+
+def _same_board(kind: str, k1: int, t1: Hex, k2: int, t2: Hex, chips: set[Hex]) -> bool:
+    """Two placements put the chips on the same frame cells up to a symmetry of the frame."""
+    frame = set(FRAMES[kind])
+    a = {(rotate_axial(c, k1)[0] + t1[0], rotate_axial(c, k1)[1] + t1[1]) for c in chips}
+    b = {(rotate_axial(c, k2)[0] + t2[0], rotate_axial(c, k2)[1] + t2[1]) for c in chips}
+    for k in range(6):
+        if {rotate_axial(x, k) for x in frame} == frame and {rotate_axial(x, k) for x in a} == b:
+            return True
+    return False
+
+
+def _placement_cost(
+    kind: str,
+    frame: set[Hex],
+    ring: set[Hex],
+    rot_chips: list[Hex],
+    rot_cells: dict[Hex, Hex],
+    sea: dict[Hex, float],
+    t: Hex,
+) -> float:
+    """How badly a placement explains what is seen (0 = perfectly)."""
+    placed = {(c[0] + t[0], c[1] + t[1]) for c in rot_chips}
+    outside = len(placed - frame)
+    cost = 3.0 * outside
+
+    def sea_at(canon: Hex) -> float:
+        lat = rot_cells.get((canon[0] - t[0], canon[1] - t[1]))
+        return sea.get(lat, 0.0) if lat is not None else 0.0
+
+    chipless = [c for c in frame if c not in placed]
+    if kind == "seafarers":
+        # Every chip-less cell of the frame is sea (or a rare desert/unexplored land hex).
+        cost += sum(1.0 for c in chipless if sea_at(c) < 0.6)
+    else:
+        cost += abs(len(chipless) - DESERTS[kind]) * 1.0
+        cost += sum(sea_at(c) for c in chipless) * 2.0
+    # Beyond the frame there is the frame's band of sea and then the table: never open sea all
+    # round a cell.
+    cost += sum(1.0 for c in ring if sea_at(c) > 0.85)
+    return cost
+
+
+# --- everything together --------------------------------------------------------------------------
+
+
+def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
+    """Find the board in a photo.
+
+    Args:
+        bgr: uint8 (H, W, 3) photo, any size.
+        kind: base, 5-6 or seafarers if known; None to detect it.
+
+    Returns:
+        The :class:`Registration`, homography in the pixel coordinates of ``bgr``.
+
+    Raises:
+        NoBoardError: no lattice of chips (a photo with no board in it).
+        ValueError: an unknown kind.
+    """
+    if kind is not None and kind not in FRAMES:
+        raise ValueError(f"unknown board kind {kind!r}: expected one of {', '.join(FRAMES)}")
+    if bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
+        raise ValueError("the image must be a colour (H, W, 3) uint8 array")
+    scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
+    small = bgr if scale == 1.0 else cv2.resize(bgr, None, fx=scale, fy=scale,
+                                                 interpolation=cv2.INTER_AREA)
+    cands = find_chip_candidates(small)
+    fit = fit_lattice(cands)
+    if fit is None or len(fit[1]) < 6:
+        raise NoBoardError(
+            "no board found: fewer than 6 number chips on a hex lattice were seen "
+            "(is the whole board in the photo, in focus and lit?)"
+        )
+    h_lat, cells = fit
+    kinds = (kind,) if kind else tuple(FRAMES)
+    chip_cells = set(cells)
+    best_kind, k, t, cost, ambiguous, sea = place_frame(small, h_lat, chip_cells, kinds)
+    # canonical = R_k(lattice) + t  =>  lattice = R_k^-1(canonical - t)
+    shift = np.eye(3)
+    shift[:2, 2] = -axial_to_plane(np.array([t]))[0]
+    canon_to_lat = _rotation_matrix(-k) @ shift
+    h_small = h_lat @ canon_to_lat
+    to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    homography = to_full @ h_small
+    homography /= homography[2, 2]
+    chip_hexes = {
+        (rotate_axial(c, k)[0] + t[0], rotate_axial(c, k)[1] + t[1]) for c in chip_cells
+    }
+    sea_canon = {
+        (rotate_axial(c, k)[0] + t[0], rotate_axial(c, k)[1] + t[1]): v for c, v in sea.items()
+    }
+    full_cands = [ChipCandidate(c.x / scale, c.y / scale, c.radius / scale) for c in cands]
+    return Registration(
+        kind=best_kind,
+        hexes=sorted(FRAMES[best_kind], key=lambda x: (x[1], x[0])),
+        homography=homography,
+        chip_hexes=chip_hexes & set(FRAMES[best_kind]),
+        candidates=full_cands,
+        ambiguous=ambiguous,
+        cost=cost,
+        sea_fraction={c: v for c, v in sea_canon.items() if c in set(FRAMES[best_kind])},
+    )
+
+
+def rectify(
+    bgr: np.ndarray, reg: Registration, px_per_unit: float = 40.0, margin: float = 1.6
+) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical top view of the board.
+
+    Args:
+        bgr: the photo, uint8 (H, W, 3).
+        reg: its registration.
+        px_per_unit: pixels per hex radius in the top view.
+        margin: board-plane units kept around the outer hex centres.
+
+    Returns:
+        ``(top, plane_to_top)``: BGR uint8 top view and the float64 (3, 3) board plane ->
+        top-view pixel map.
+    """
+    centres = axial_to_plane(np.array(reg.hexes))
+    lo = centres.min(axis=0) - margin
+    hi = centres.max(axis=0) + margin
+    w, h = (int(math.ceil(v)) for v in (hi - lo) * px_per_unit)
+    plane_to_top = np.array(
+        [[px_per_unit, 0, -lo[0] * px_per_unit], [0, px_per_unit, -lo[1] * px_per_unit], [0, 0, 1]]
+    )
+    m = reg.homography @ np.linalg.inv(plane_to_top)
+    top = cv2.warpPerspective(
+        bgr, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT
+    )
+    return top, plane_to_top
