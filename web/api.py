@@ -1,0 +1,409 @@
+"""The JSON API (``/api/...``): every page is built on it. docs/api.md documents each endpoint.
+
+Reads that need the game itself (a player's private view, the legal actions, the rolls so far)
+run in the Table's owner thread through :class:`companion.table.Inspect`, so they see one
+consistent state; the public state comes from the Table's own snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import logging
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, session
+
+from companion.actions import ActionError, RollDice, action_from_json, action_to_json
+from companion.game import Game, IllegalAction, Phase
+from companion.journal import JournalError
+from companion.setup_check import check_board
+from companion.table import ApplyAction, Command, Inspect, Undo
+from web.app import WebContext, error_response
+from web.security import codes_match
+from web.stats import dice_stats
+from web.views import board_layout, redact
+
+log = logging.getLogger(__name__)
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+#: Methods that change something: they need the CSRF token and count against the post limit.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class ApiError(Exception):
+    """A request the API refuses: ``status`` and a message that says what to fix."""
+
+    def __init__(self, status: int, message: str, **extra: Any):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.extra = extra
+
+
+@api.errorhandler(ApiError)
+def _api_error(exc: ApiError) -> Response:
+    return error_response(exc.status, exc.message, **exc.extra)
+
+
+def _ctx() -> WebContext:
+    return current_app.extensions["catan"]
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _too_many(limiter_name: str) -> ApiError:
+    ctx = _ctx()
+    limiter = getattr(ctx, limiter_name)
+    wait = limiter.retry_after(_client())
+    return ApiError(429, f"too many requests; try again in {wait} s", retry_after=wait)
+
+
+@api.before_request
+def _guard() -> None:
+    ctx = _ctx()
+    if not ctx.api_limiter.allow(_client()):
+        raise _too_many("api_limiter")
+    if request.method not in UNSAFE_METHODS:
+        return
+    origin = request.headers.get("Origin")
+    if origin is not None and origin != f"{request.scheme}://{request.host}":
+        raise ApiError(403, "requests from another site are refused")
+    token = session.get("csrf")
+    sent = request.headers.get("X-CSRF-Token", "")
+    if not token or not secrets.compare_digest(sent.encode(), token.encode()):
+        raise ApiError(
+            403, "missing or wrong X-CSRF-Token header: GET /api/session and send its csrf"
+        )
+    if not ctx.post_limiter.allow(_client()):
+        raise _too_many("post_limiter")
+
+
+# -- identities ------------------------------------------------------------------------------
+
+
+def _fingerprint(code: str) -> str:
+    """Ties a session to this table code: a binding does not outlive a new code."""
+    return hashlib.sha256(f"catan-companion:{code}".encode()).hexdigest()[:16]
+
+
+def _viewer() -> str | None:
+    """The colour this device is bound to, or None for a spectator."""
+    player = session.get("player")
+    if player is None or session.get("table") != _fingerprint(_ctx().table_code):
+        return None
+    return player if player in _players() else None
+
+
+def _require_player() -> str:
+    player = _viewer()
+    if player is None:
+        raise ApiError(403, "this device is a spectator: bind it to a player with the table code")
+    return player
+
+
+def _players() -> list[str]:
+    return [p["color"] for p in _ctx().table.state()["players"]]
+
+
+def _is_loopback() -> bool:
+    # Behind a proxy every request would look local: a forwarded request never is.
+    if "X-Forwarded-For" in request.headers or "Forwarded" in request.headers:
+        return False
+    try:
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        return False
+
+
+def _csrf() -> str:
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(24)
+    return session["csrf"]
+
+
+# -- the table -------------------------------------------------------------------------------
+
+
+def _call(command: Command) -> Any:
+    """Send ``command`` to the Table; turn its refusals into answers that say what to fix."""
+    try:
+        return _ctx().table.call(command)
+    except IllegalAction as exc:
+        raise ApiError(409, str(exc), rule=exc.rule) from None
+    except ActionError as exc:
+        raise ApiError(400, str(exc)) from None
+    except JournalError as exc:
+        raise ApiError(503, str(exc)) from None
+    except TimeoutError:
+        raise ApiError(503, "the table is not answering; is the companion running?") from None
+
+
+def viewer_state(ctx: WebContext, player: str | None) -> dict[str, Any]:
+    """The whole state as ``player`` may see it (the public state for a spectator)."""
+    table = ctx.table
+    if player is None:
+        return {**table.state(), "you": None}
+
+    def read(game: Game) -> dict[str, Any]:
+        view = game.private_view(player)
+        view["action_count"] = len(table.jgame.history)
+        view["journal_length"] = table.jgame.journal.length
+        view["version"] = table.version
+        view["parts"] = dict(table.parts)
+        return view
+
+    return table.call(Inspect(read))
+
+
+def _redacted(update: dict[str, Any], player: str | None) -> list[dict[str, Any]]:
+    return [redact(e, player) for e in update.get("events", ())]
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "send a JSON object with Content-Type: application/json")
+    return data
+
+
+# -- endpoints -------------------------------------------------------------------------------
+
+
+@api.get("/session")
+def get_session() -> Response:
+    return jsonify(
+        {
+            "player": _viewer(),
+            "players": _players(),
+            "csrf": _csrf(),
+            "can_show_code": _ctx().show_code_to_loopback and _is_loopback(),
+        }
+    )
+
+
+@api.get("/table-code")
+def get_table_code() -> Response:
+    ctx = _ctx()
+    if not (ctx.show_code_to_loopback and _is_loopback()):
+        raise ApiError(403, "the table code is shown only on the companion's own screen")
+    return jsonify({"code": ctx.table_code})
+
+
+@api.post("/bind")
+def bind() -> Response:
+    ctx = _ctx()
+    if not ctx.bind_limiter.allow(_client()):
+        raise _too_many("bind_limiter")
+    data = _body()
+    code, player = data.get("code"), data.get("player")
+    if not isinstance(code, str) or not code.strip():
+        raise ApiError(400, "code: enter the table code shown on the big screen")
+    players = _players()
+    if player not in players:
+        raise ApiError(400, f"player: choose one of {', '.join(players)}")
+    if not codes_match(code, ctx.table_code):
+        raise ApiError(403, "code: that is not this table's code; check the big screen")
+    session["player"] = player
+    session["table"] = _fingerprint(ctx.table_code)
+    session["csrf"] = secrets.token_urlsafe(24)  # a new binding gets a new token
+    log.info("a device from %s is bound to %s", _client(), player)
+    return jsonify({"player": player, "csrf": session["csrf"]})
+
+
+@api.post("/unbind")
+def unbind() -> Response:
+    session.pop("player", None)
+    session.pop("table", None)
+    return jsonify({"player": None})
+
+
+@api.get("/state")
+def get_state() -> Response:
+    ctx = _ctx()
+    player = _viewer()
+    state = viewer_state(ctx, player)
+    state["recent"] = [
+        {"version": u["version"], "source": u.get("source"), "events": _redacted(u, player)}
+        for u in ctx.feed.recent()
+        if u.get("type") == "events"
+    ]
+    return jsonify(state)
+
+
+@api.get("/board")
+def get_board() -> Response:
+    ctx = _ctx()
+    if not ctx.board_cache:
+        # The board of a base game never changes during play: computed once.
+        def read(game: Game) -> dict[str, Any]:
+            return {
+                "board": game.board.to_json(),
+                "layout": board_layout(game.board),
+                "players": list(game.players),
+                "victory_points": game.rules.victory_points,
+            }
+
+        ctx.board_cache.update(_call(Inspect(read)))
+    return jsonify(ctx.board_cache)
+
+
+@api.get("/actions")
+def get_actions() -> Response:
+    player = _require_player()
+
+    def read(game: Game) -> dict[str, Any]:
+        trade = (
+            game.phase == Phase.MAIN
+            and game.current_player == player
+            and (not game.turn.built or game.rules.trade_after_build)
+        )
+        return {
+            "player": player,
+            "actions": [action_to_json(a) for a in game.legal_actions() if a.player == player],
+            # Domestic trades are too many to list (RULES.md 1.8.2): whether one may be offered.
+            "domestic_trade": trade,
+        }
+
+    return jsonify(_call(Inspect(read)))
+
+
+@api.post("/actions")
+def post_action() -> Response:
+    player = _require_player()
+    try:
+        action = action_from_json(_body())
+    except ActionError as exc:
+        raise ApiError(400, str(exc)) from None
+    if action.player != player:
+        raise ApiError(
+            403, f"this device is bound to {player}; {action.player} enters their own actions"
+        )
+    events = _call(ApplyAction(action, source="web"))
+    state = _ctx().table.state()
+    return jsonify(
+        {
+            "events": [redact(e, player) for e in events],
+            "version": state["version"],
+            "action_count": state["action_count"],
+        }
+    )
+
+
+@api.post("/undo")
+def post_undo() -> Response:
+    _require_player()
+    events = _call(Undo(source="web"))
+    state = _ctx().table.state()
+    return jsonify(
+        {"events": events, "version": state["version"], "action_count": state["action_count"]}
+    )
+
+
+@api.get("/stats")
+def get_stats() -> Response:
+    ctx = _ctx()
+    table = ctx.table
+
+    def read(game: Game) -> dict[str, Any]:
+        rolls = [a.dice for a in table.jgame.history if isinstance(a, RollDice) and a.dice]
+        return {"dice": dice_stats(rolls), "setup": _setup(game)}
+
+    return jsonify(_call(Inspect(read)))
+
+
+def _setup(game: Game) -> dict[str, Any]:
+    """The set-up check of the board (RULES.md section 7), for the page before the game."""
+    try:
+        report = check_board(game.board, players=len(game.players))
+    except ValueError as exc:
+        return {"ok": None, "violations": [], "error": str(exc)}
+    return {"ok": report.ok, "violations": [v.to_json() for v in report.violations]}
+
+
+@api.get("/proposals")
+def get_proposals() -> Response:
+    # The camera's proposals will come from companion.reconcile; until it exists the list is
+    # empty and the page says that no camera is connected.
+    camera = _ctx().table.state()["parts"].get("camera")
+    return jsonify({"camera": camera, "proposals": []})
+
+
+# -- live updates ----------------------------------------------------------------------------
+
+
+def _sse(event: str, data: Any, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+@api.get("/events")
+def events() -> Response:
+    ctx = _ctx()
+    with ctx.streams_lock:
+        if ctx.streams >= ctx.max_streams:
+            raise ApiError(503, "too many open live pages; close one and reload")
+        ctx.streams += 1
+    player = _viewer()
+    try:
+        # Subscribe before reading the state, so no update falls between the two.
+        sub = ctx.table.subscribe()
+        first = viewer_state(ctx, player)
+    except BaseException:
+        with ctx.streams_lock:
+            ctx.streams -= 1
+        raise
+
+    closed = False
+
+    def cleanup() -> None:
+        # Runs when the response is closed, even if the stream never started.
+        nonlocal closed
+        if closed:
+            return
+        closed = True
+        sub.close()
+        with ctx.streams_lock:
+            ctx.streams -= 1
+
+    def stream() -> Iterator[str]:
+        yield "retry: 1000\n\n"
+        yield _sse("state", first, first["version"])
+        while True:
+            update = sub.get(timeout=ctx.heartbeat)
+            if sub.closed:  # the table stopped
+                return
+            if update is None:
+                yield ": heartbeat\n\n"
+                continue
+            if sub.lagged:
+                # Updates were dropped: skip what is queued and send the whole state.
+                sub.lagged = False
+                while sub.get(timeout=0) is not None:
+                    pass
+                state = viewer_state(ctx, player)
+                yield _sse("state", {**state, "lagged": True}, state["version"])
+                continue
+            payload = {
+                "version": update["version"],
+                "at": update["at"],
+                "type": update["type"],
+                "source": update.get("source"),
+                "events": _redacted(update, player),
+                "state": viewer_state(ctx, player),
+            }
+            yield _sse("update", payload, update["version"])
+
+    response = Response(
+        stream(),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+    response.call_on_close(cleanup)
+    return response
