@@ -162,7 +162,10 @@ static void send_head_event(device_t *d)
 void device_poll(device_t *d)
 {
     uint32_t now = hal_millis();
-    if (d->n_events && (!d->event_sent || (uint32_t)(now - d->event_sent_ms) >= EVENT_RETRY_MS)) {
+    /* events wait for a session: only its HELLO tells the host which boot their seqs belong
+     * to, so it can tell a resent event from a new one */
+    if (d->session_active && d->n_events &&
+        (!d->event_sent || (uint32_t)(now - d->event_sent_ms) >= EVENT_RETRY_MS)) {
         send_head_event(d);
     } else if ((uint32_t)(now - d->last_tx_ms) >= HEARTBEAT_MS) {
         uint8_t p[3];
@@ -180,15 +183,18 @@ static void roll_and_show(uint8_t kind, uint8_t *values, uint8_t *count)
 
 void device_button(device_t *d)
 {
+    /* events name the boot they belong to, so the host never confuses event seq 1 of a new
+     * boot with seq 1 of the last one */
+    uint8_t p[EVENT_MAX_PAYLOAD];
+    put16(p, d->boot_id);
     if (d->button_mode == BUTTON_ROLL) {
-        uint8_t p[2 + 6];
         uint8_t count;
-        p[0] = d->button_kind;
-        roll_and_show(d->button_kind, p + 2, &count);
-        p[1] = count;
-        queue_event(d, MSG_EVENT_DICE, p, (uint8_t)(2 + count));
+        p[2] = d->button_kind;
+        roll_and_show(d->button_kind, p + 4, &count);
+        p[3] = count;
+        queue_event(d, MSG_EVENT_DICE, p, (uint8_t)(4 + count));
     } else {
-        queue_event(d, MSG_EVENT_BUTTON, 0, 0);
+        queue_event(d, MSG_EVENT_BUTTON, p, 2);
     }
 }
 

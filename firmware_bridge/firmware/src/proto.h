@@ -54,7 +54,7 @@ enum button_mode { BUTTON_EVENT_ONLY = 0, BUTTON_ROLL = 1 };
 #define EVENT_RETRY_MS 50
 #define HEARTBEAT_MS 1000
 #define EVENT_QUEUE 4
-#define EVENT_MAX_PAYLOAD 8
+#define EVENT_MAX_PAYLOAD 10 /* boot id, kind, count, six dice */
 
 uint16_t proto_crc16(const uint8_t *data, uint16_t len, uint16_t crc);
 /* Returns the encoded length; out must hold len + len / 254 + 1 bytes. No delimiter. */

@@ -289,14 +289,18 @@ static void test_events(void)
     frame_t r, fr[4];
     now_ms = 1000;
     device_init(&d, 1);
-    hello(&d, 5, &r);
 
-    /* button in roll mode: a dice event, resent until acknowledged */
+    /* button in roll mode: a dice event, held until a session exists, then resent until
+     * acknowledged */
     device_button(&d);
     wire_len = 0;
     device_poll(&d);
+    CHECK(take_frames(fr, 4) == 0);
+    hello(&d, 5, &r);
+    device_poll(&d);
     CHECK(take_frames(fr, 4) == 1 && fr[0].type == MSG_EVENT_DICE && fr[0].seq == 1);
-    CHECK(fr[0].payload[0] == DICE_TWO_D6 && fr[0].payload[1] == 2 && fr[0].len == 4);
+    CHECK(fr[0].payload[0] == 1 && fr[0].payload[1] == 0); /* boot id */
+    CHECK(fr[0].payload[2] == DICE_TWO_D6 && fr[0].payload[3] == 2 && fr[0].len == 6);
     device_poll(&d);
     CHECK(take_frames(fr, 4) == 0); /* not yet due */
     now_ms += EVENT_RETRY_MS;
@@ -315,6 +319,7 @@ static void test_events(void)
     wire_len = 0;
     device_poll(&d);
     CHECK(take_frames(fr, 4) == 1 && fr[0].type == MSG_EVENT_BUTTON && fr[0].seq == 2);
+    CHECK(fr[0].len == 2);
     CHECK(show_calls == before);
 
     /* heartbeat after a quiet second */
