@@ -160,6 +160,48 @@ class _Search:
         bound = (disjoint + 1) // 2 if not self.allow_hexes else min(disjoint, 1)
         return sorted(set(offending)), bound
 
+    def arrangement_exists(self, budget: int = 200_000) -> bool | None:
+        """Whether some arrangement of the board's chips on its terrain passes the chip rules
+        (exact backtracking; None if undecided within ``budget`` steps or if a rule that is
+        not a chip rule takes part, which this test cannot judge)."""
+        if self.other_rules:
+            return None
+        forbidden, red = self._constraints(list(self.lay.terrain))
+        partners: list[list[int]] = [[] for _ in range(self.n)]
+        for i, j in red:
+            partners[i].append(j)
+            partners[j].append(i)
+        counts: dict[int, int] = {}
+        for v in self.lay.numbers:
+            counts[v] = counts.get(v, 0) + 1
+        values = sorted(counts)
+        order = sorted(range(self.n), key=lambda i: -(len(forbidden[i]) + len(partners[i])))
+        placed = [-1] * self.n
+        steps = [budget]
+
+        def place(k: int) -> bool | None:
+            if k == self.n:
+                return True
+            steps[0] -= 1
+            if steps[0] < 0:
+                return None
+            i = order[k]
+            for v in values:
+                if not counts[v] or v in forbidden[i]:
+                    continue
+                if v in RED_NUMBERS and any(placed[j] in RED_NUMBERS for j in partners[i]):
+                    continue
+                placed[i] = v
+                counts[v] -= 1
+                found = place(k + 1)
+                placed[i] = -1
+                counts[v] += 1
+                if found is not False:
+                    return found
+            return False
+
+        return place(0)
+
     def run(self, max_depth: int) -> list[tuple[str, int, int]] | None:
         terrain = list(self.lay.terrain)
         numbers = list(self.lay.numbers)
@@ -311,13 +353,17 @@ def suggest_fixes(
     steps: list[tuple[str, Hex, Hex]] = []
     proved = False
     found = True
+    chips_impossible = False
     if violated & set(movable):
         path: list[tuple[str, int, int]] | None = None
         if violated & SPIRAL_RULES:
             path = _spiral_swaps(lay)
         else:
             search = _Search(lay, search_rules, hexes=False)
-            path = search.run(max_swaps)
+            # Proving first that no chip arrangement can pass saves a long fruitless search.
+            chips_impossible = search.arrangement_exists() is False
+            if not chips_impossible:
+                path = search.run(max_swaps)
             if path is None:
                 search = _Search(lay, search_rules, hexes=True)
                 path = search.run(max_hex_swaps)
@@ -347,6 +393,11 @@ def suggest_fixes(
         proved = True
     elif not found and proved:
         reason = "no arrangement reachable by swapping chips or hexes passes every rule"
+    elif not found and chips_impossible:
+        reason = (
+            "no arrangement of these chips on this terrain passes every rule, and no fix with "
+            f"at most {max_hex_swaps} chip/hex swaps"
+        )
     elif not found:
         reason = f"no fix with at most {max_swaps} chip swaps or {max_hex_swaps} chip/hex swaps"
     else:
