@@ -814,9 +814,12 @@ class Game:
             self.phase = Phase.FOUNDING_ROAD
         else:
             # A new settlement may cut opponents' roads (RULES.md 1.11.1).
+            holder = self.longest_road
+            held = -1 if holder is None else self.road_lengths[holder]
             for o in {self.edge_owner[e] for e in self.topology.vertex_edges[v]} - {-1, p}:
                 self.road_lengths[o] = self._longest_road(o)
-            events.extend(self._update_longest_road())
+            cut = holder is not None and self.road_lengths[holder] < held
+            events.extend(self._update_longest_road(holder_cut=cut))
         return events
 
     def _do_road(self, p: int, a: BuildRoad) -> list[Event]:
@@ -1096,8 +1099,11 @@ class Game:
                 break
         return best
 
-    def _update_longest_road(self) -> list[Event]:
-        """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say."""
+    def _update_longest_road(self, holder_cut: bool = False) -> list[Event]:
+        """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say.
+
+        ``holder_cut``: the holder's chain was just broken by an opponent's settlement.
+        """
         lengths = self.road_lengths
         top = max(lengths)
         holder = self.longest_road
@@ -1105,7 +1111,9 @@ class Game:
             new = None
         else:
             leaders = [q for q, n in enumerate(lengths) if n == top]
-            if holder in leaders:
+            # 1.11.5: a tie with the holder keeps the card, but a holder cut down into a tie
+            # with two or more others is one of "several players" tying: the card is set aside.
+            if holder in leaders and not (holder_cut and len(leaders) > 2):
                 new = holder
             elif len(leaders) == 1:
                 new = leaders[0]
