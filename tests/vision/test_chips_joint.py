@@ -1,0 +1,77 @@
+"""The joint reading of a board's chips under the multiset constraint."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from vision.chips import CHIP_VALUES, ChipReading, _min_cost_assignment, read_chips_jointly
+
+BASE = Counter({2: 1, 3: 2, 4: 2, 5: 2, 6: 2, 8: 2, 9: 2, 10: 2, 11: 2, 12: 1})
+
+
+def _reading(scores: dict[int, float]) -> ChipReading:
+    full = {v: 0.0 for v in CHIP_VALUES} | scores
+    total = sum(full.values())
+    full = {v: s / total for v, s in full.items()}
+    best = max(full, key=full.__getitem__)
+    return ChipReading(best, full[best], full, best in (6, 8), None)
+
+
+def test_confident_readings_are_kept() -> None:
+    readings = [_reading({v: 0.9, 3: 0.1}) for v in (2, 4, 5)]
+    assert read_chips_jointly(readings, BASE) == [2, 4, 5]
+
+
+def test_a_value_read_too_often_goes_to_the_least_sure_chip_second_choice() -> None:
+    # Three chips look most like 6, but the board has only two 6s; the third is a blurred 9.
+    readings = [
+        _reading({6: 0.95, 8: 0.05}),
+        _reading({6: 0.9, 9: 0.1}),
+        _reading({6: 0.55, 9: 0.45}),
+    ]
+    assert read_chips_jointly(readings, BASE) == [6, 6, 9]
+
+
+def test_unreadable_chip_stays_none_instead_of_taking_the_leftover_value() -> None:
+    flat = ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
+    readings = [_reading({2: 1.0}), flat]
+    assert read_chips_jointly(readings, BASE) == [2, None]
+
+
+def test_more_chips_than_the_board_has_leaves_the_weakest_unassigned() -> None:
+    readings = [_reading({12: 0.99, 2: 0.01}), _reading({12: 0.6, 11: 0.4})]
+    # Only one 12; the second chip's other choice 11 is plausible enough to be taken.
+    assert read_chips_jointly(readings, BASE) == [12, 11]
+    lone = [_reading({12: 0.99, 2: 0.01}), _reading({12: 0.999, 2: 0.001})]
+    assert read_chips_jointly(lone, Counter({12: 1})) == [None, 12]
+
+
+def test_empty_inputs() -> None:
+    assert read_chips_jointly([], BASE) == []
+    assert read_chips_jointly([_reading({5: 1.0})], Counter()) == [None]
+
+
+@pytest.mark.parametrize("expected", [Counter({7: 1}), Counter({5: -1}), Counter({13: 2})])
+def test_impossible_expectations_are_refused(expected: Counter[int]) -> None:
+    with pytest.raises(ValueError, match="expected chip counts"):
+        read_chips_jointly([_reading({5: 1.0})], expected)
+
+
+def test_hungarian_matches_brute_force() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        n = int(rng.integers(1, 5))
+        m = int(rng.integers(n, 7))
+        cost = rng.uniform(0, 10, (n, m))
+        rows = _min_cost_assignment(cost)
+        assert len(set(rows)) == n
+        got = sum(cost[i, j] for i, j in enumerate(rows))
+        best = min(
+            sum(cost[i, j] for i, j in enumerate(cols))
+            for cols in itertools.permutations(range(m), n)
+        )
+        assert got == pytest.approx(best)

@@ -1,0 +1,613 @@
+"""Reading number chips: one cropped chip, or all the chips of a board jointly.
+
+Method
+------
+A chip offers four independent cues, and :func:`read_chip` uses them all:
+
+1. **Ink.** The disc is found (Hough circle, else the crop's centre) and the ink is separated
+   from the paper on the green channel divided by a local paper estimate: black and red ink are
+   both dark there, while warm room light, which mostly dims the blue channel, barely moves it.
+2. **Probability dots, or the mark under 6/9.** Small round ink blobs in a row beside the
+   numeral are counted, and the direction from the numeral to them is "down": this gives the
+   chip's rotation without any search. Chips without dots are tried at :data:`SEARCH_ANGLES`
+   rotations instead.
+3. **Glyph shape.** The numeral's ink, rotated upright and scaled to a fixed box, is described by
+   a histogram of oriented gradients and scored by a small neural network trained only on the
+   project's own synthetic chips (``vision/training/train_chips.py``; the weights ship as
+   ``vision/chips_model.npz``). The network has an extra class for "not upright", which is how
+   the rotation search picks the upright view.
+4. **Red ink**, which only 6 and 8 carry in every edition.
+
+The cues are combined as independent likelihoods into a posterior over the ten values. A chip
+whose posterior is not clear-cut reads ``None``: an honest "unreadable" is worth more than a
+guess, because the board reading can still fill it from the multiset of chips
+(:func:`read_chips_jointly`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: the numbers printed on chips
+CHIP_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+
+#: rotations (degrees) tried for a chip whose rotation cannot be read from its dots
+SEARCH_ANGLES: tuple[float, ...] = tuple(float(a) for a in range(0, 360, 20))
+
+#: a chip whose posterior for its best value is below this reads ``None``
+MIN_CONFIDENCE = 0.5
+
+MODEL_PATH = Path(__file__).with_name("chips_model.npz")
+
+# Side of the square the crop is resampled to before anything else: real crops are 100-160
+# px, and at this size a probability dot is still ~25 pixels.
+_WORK = 128
+# Side of the upright glyph image the classifier sees, and its HOG layout.
+GLYPH_SIDE = 32
+_CELL = 8
+_BINS = 9
+_CELLS = GLYPH_SIDE // _CELL
+#: length of the feature vector of one glyph: 2x2-cell blocks at a one-cell stride
+FEATURE_LENGTH = (_CELLS - 1) ** 2 * 4 * _BINS
+# Index of the "not upright / not a numeral" class after the ten values.
+_JUNK = len(CHIP_VALUES)
+
+
+def pip_count(value: int) -> int:
+    """Number of probability dots under ``value``: the ways two dice can roll it."""
+    return 6 - abs(7 - value)
+
+
+@dataclass(frozen=True)
+class ChipReading:
+    """What was read on one chip.
+
+    ``value`` is ``None`` when the chip cannot be read honestly. ``scores`` maps every chip
+    value to its posterior probability (they sum to 1, or are all 0 when no ink was found);
+    ``confidence`` is the score of ``value`` (or of the best value when ``value`` is None),
+    discounted when the numeral looked unlike any upright numeral. ``red`` tells whether the ink
+    is red, ``dots`` how many probability dots (or 6/9 marks) were found, ``None`` if none.
+    """
+
+    value: int | None
+    confidence: float
+    scores: dict[int, float]
+    red: bool
+    dots: int | None
+
+
+@dataclass(frozen=True)
+class ChipAnalysis:
+    """The measurements of one chip crop, before classification.
+
+    Coordinates are in the :data:`_WORK`-pixel square the crop is resampled to.
+    ``darkness`` (float32, shape (_WORK, _WORK), 0 = paper, 1 = black) is already restricted to
+    the numeral's ink. ``down_deg`` is the direction from the numeral to its dots (0 = image
+    down, counter-clockwise on screen), ``None`` without dots. ``redness`` is how much redder
+    the ink is (see ``_redness``: about 0 for black ink, 0.25 and more for red).
+    """
+
+    centre: tuple[float, float]
+    radius: float
+    darkness: np.ndarray
+    numeral_points: np.ndarray
+    dots: int
+    down_deg: float | None
+    redness: float
+
+
+def analyse_chip(image: np.ndarray) -> ChipAnalysis | None:
+    """Find the disc, the numeral's ink, the dots, the rotation and the ink colour of a crop.
+
+    Args:
+        image: BGR uint8 array of shape (H, W, 3), roughly centred on one chip.
+
+    Returns:
+        The measurements, or ``None`` when no numeral-like ink is found on the disc.
+    """
+    work = _square(image)
+    cx, cy, radius = _find_disc(work)
+    green = work[..., 1].astype(np.float32)
+    # Paper level: a closing wider than any stroke removes the ink and keeps light gradients.
+    k = max(3, int(radius * 0.35) | 1)
+    paper = cv2.morphologyEx(
+        green, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    paper = cv2.GaussianBlur(paper, (0, 0), radius * 0.1)
+    darkness = np.clip(1.0 - green / np.maximum(paper, 1.0), 0.0, 1.0)
+
+    yy, xx = np.mgrid[0:_WORK, 0:_WORK].astype(np.float32)
+    inside = (xx - cx) ** 2 + (yy - cy) ** 2 < (0.86 * radius) ** 2
+    values = darkness[inside]
+    if values.size == 0:
+        return None
+    thresh, _ = cv2.threshold(
+        np.clip(values * 255, 0, 255).astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU
+    )
+    # Below this contrast there is no print on the disc (an empty or fully blurred crop).
+    thresh = max(float(thresh) / 255.0, 0.18)
+    mask = ((darkness > thresh) & inside).astype(np.uint8)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+
+    r2 = radius * radius
+    dot_ids: list[int] = []
+    glyph_ids: list[int] = []
+    for i in range(1, count):
+        x, y, w, h, area = stats[i]
+        if area < 0.0015 * r2:
+            continue
+        fill = area / float(w * h)
+        aspect = max(w, h) / max(1, min(w, h))
+        if area <= 0.035 * r2 and fill >= 0.45 and aspect <= 2.2:
+            dot_ids.append(i)
+        elif area >= 0.012 * r2:
+            glyph_ids.append(i)
+    if not glyph_ids:
+        return None
+    glyph_mask = np.isin(labels, glyph_ids)
+    pts = np.column_stack(np.nonzero(glyph_mask)[::-1]).astype(np.float32)
+    glyph_c = pts.mean(axis=0)
+
+    dots, down = _dot_row(stats, centroids, dot_ids, glyph_c, radius)
+    if dots == 0:
+        # Dots that could not be grouped may still be serif fragments of the numeral.
+        glyph_mask = np.isin(labels, glyph_ids + dot_ids)
+        pts = np.column_stack(np.nonzero(glyph_mask)[::-1]).astype(np.float32)
+
+    ink = glyph_mask & (darkness > thresh)
+    redness = _redness(work, ink, inside & ~mask.astype(bool))
+    keep = cv2.dilate(glyph_mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return ChipAnalysis(
+        centre=(cx, cy),
+        radius=radius,
+        darkness=np.where(keep, darkness, 0.0).astype(np.float32),
+        numeral_points=pts,
+        dots=dots,
+        down_deg=down,
+        redness=redness,
+    )
+
+
+def glyph_image(analysis: ChipAnalysis, down_deg: float) -> np.ndarray:
+    """The numeral turned upright (its "down" at ``down_deg``) and scaled into a square.
+
+    Returns:
+        float32 array of shape (GLYPH_SIDE, GLYPH_SIDE), 0 = paper, 1 = full ink.
+    """
+    theta = math.radians(down_deg)
+    down = np.array([math.sin(theta), math.cos(theta)], np.float32)
+    right = np.array([math.cos(theta), -math.sin(theta)], np.float32)
+    rel = analysis.numeral_points - np.array(analysis.centre, np.float32)
+    u = rel @ right
+    v = rel @ down
+    half = 0.5 * max(float(np.ptp(u)), float(np.ptp(v)), 1.0) * 1.15 + 1.0
+    mid_u = 0.5 * (float(u.min()) + float(u.max()))
+    mid_v = 0.5 * (float(v.min()) + float(v.max()))
+    scale = 2.0 * half / GLYPH_SIDE
+    origin = np.array(analysis.centre, np.float32) + (mid_u - half) * right + (mid_v - half) * down
+    # Map from glyph pixel (i, j) to the work image; sample at pixel centres.
+    m = np.column_stack([right * scale, down * scale, origin + 0.5 * scale * (right + down)])
+    out = cv2.warpAffine(
+        analysis.darkness,
+        m.astype(np.float32),
+        (GLYPH_SIDE, GLYPH_SIDE),
+        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+        if scale > 1
+        else cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    )
+    peak = float(out.max())
+    return out / peak if peak > 0 else out
+
+
+def glyph_features(glyphs: np.ndarray) -> np.ndarray:
+    """Histograms of oriented gradients of upright glyph images from :func:`glyph_image`.
+
+    Unsigned gradient orientation in 9 bins, 8x8-pixel cells, 2x2-cell blocks normalised with
+    L2-Hys (the Dalal-Triggs recipe), written out here because OpenCV 5 moved its HOG away.
+
+    Args:
+        glyphs: float32 (GLYPH_SIDE, GLYPH_SIDE) or a batch (N, GLYPH_SIDE, GLYPH_SIDE).
+
+    Returns:
+        float32 (FEATURE_LENGTH,) or (N, FEATURE_LENGTH).
+    """
+    batch = np.asarray(glyphs, np.float32)
+    single = batch.ndim == 2
+    if single:
+        batch = batch[None]
+    n = batch.shape[0]
+    gx = np.zeros_like(batch)
+    gy = np.zeros_like(batch)
+    gx[:, :, 1:-1] = batch[:, :, 2:] - batch[:, :, :-2]
+    gy[:, 1:-1, :] = batch[:, 2:, :] - batch[:, :-2, :]
+    mag = np.hypot(gx, gy)
+    pos = (np.arctan2(gy, gx) % np.pi) * (_BINS / np.pi) - 0.5
+    lo = np.floor(pos)
+    frac = pos - lo
+    lo = lo.astype(np.int64) % _BINS
+    hi = (lo + 1) % _BINS
+    # Votes split linearly between the two nearest orientation bins.
+    votes = np.zeros((n, GLYPH_SIDE, GLYPH_SIDE, _BINS), np.float32)
+    idx = np.indices(batch.shape)
+    np.add.at(votes, (*idx, lo), mag * (1.0 - frac))
+    np.add.at(votes, (*idx, hi), mag * frac)
+    cells = votes.reshape(n, _CELLS, _CELL, _CELLS, _CELL, _BINS).sum(axis=(2, 4))
+    blocks = np.concatenate(
+        [cells[:, :-1, :-1], cells[:, :-1, 1:], cells[:, 1:, :-1], cells[:, 1:, 1:]], axis=3
+    )
+    blocks = blocks / np.sqrt((blocks**2).sum(axis=3, keepdims=True) + 1e-6)
+    blocks = np.minimum(blocks, 0.2)
+    blocks = blocks / np.sqrt((blocks**2).sum(axis=3, keepdims=True) + 1e-6)
+    out = blocks.reshape(n, FEATURE_LENGTH)
+    return out[0] if single else out
+
+
+def candidate_angles(analysis: ChipAnalysis) -> list[float]:
+    """Rotations to try: the one the dots give, or the full search."""
+    if analysis.down_deg is not None:
+        return [analysis.down_deg]
+    return list(SEARCH_ANGLES)
+
+
+class ChipModel:
+    """The glyph classifier: standardised HOG -> one ReLU layer -> softmax over 10 values + junk.
+
+    Weights come from an ``.npz`` with arrays ``mean``, ``std`` (F,), ``w1`` (F, H), ``b1``
+    (H,), ``w2`` (H, 11), ``b2`` (11,).
+    """
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        try:
+            self.mean = np.asarray(arrays["mean"], np.float32)
+            self.std = np.asarray(arrays["std"], np.float32)
+            self.w1 = np.asarray(arrays["w1"], np.float32)
+            self.b1 = np.asarray(arrays["b1"], np.float32)
+            self.w2 = np.asarray(arrays["w2"], np.float32)
+            self.b2 = np.asarray(arrays["b2"], np.float32)
+        except KeyError as exc:
+            raise ValueError(f"chip model lacks the array {exc.args[0]!r}") from None
+        shapes_ok = (
+            self.mean.shape == self.std.shape == (FEATURE_LENGTH,)
+            and self.w1.shape[0] == FEATURE_LENGTH
+            and self.b1.shape == (self.w1.shape[1],)
+            and self.w2.shape == (self.w1.shape[1], _JUNK + 1)
+            and self.b2.shape == (_JUNK + 1,)
+        )
+        if not shapes_ok:
+            raise ValueError("chip model arrays have the wrong shapes for this version")
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> ChipModel:
+        """Load weights saved by the training script."""
+        with np.load(path) as data:
+            return cls({k: data[k] for k in data.files})
+
+    def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        """Class probabilities.
+
+        Args:
+            features: float32 (N, FEATURE_LENGTH) from :func:`glyph_features`.
+
+        Returns:
+            float32 (N, 11): columns follow :data:`CHIP_VALUES`, the last is "not upright".
+        """
+        x = (features - self.mean) / self.std
+        h = np.maximum(x @ self.w1 + self.b1, 0.0)
+        logits = h @ self.w2 + self.b2
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ChipModel:
+    """The shipped model, loaded once."""
+    return ChipModel.load(MODEL_PATH)
+
+
+def read_chip(image: np.ndarray, model: ChipModel | None = None) -> ChipReading:
+    """Read the number on one cropped chip.
+
+    Args:
+        image: BGR uint8 array of shape (H, W, 3) (any size, at least 8 px a side), roughly
+            centred on one chip; a grey (H, W) image is accepted too.
+        model: glyph classifier; the shipped one by default.
+
+    Returns:
+        The reading; ``value`` is ``None`` when the chip cannot be read honestly.
+
+    Raises:
+        ValueError: the array is not an image.
+    """
+    image = _as_bgr(image)
+    model = model or default_model()
+    analysis = analyse_chip(image)
+    if analysis is None:
+        return ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
+    angles = candidate_angles(analysis)
+    feats = glyph_features(np.stack([glyph_image(analysis, a) for a in angles]))
+    proba = model.predict_proba(feats)
+    # The upright view is the one the classifier finds most numeral-like.
+    best = int(np.argmax(proba[:, :_JUNK].max(axis=1)))
+    glyph = proba[best, :_JUNK].astype(np.float64)
+    upright = float(glyph.sum())
+    glyph = glyph / max(upright, 1e-12)
+
+    red = analysis.redness > RED_THRESHOLD
+    dots = analysis.dots if analysis.dots > 0 else None
+    post = np.array(
+        [
+            (glyph[i] + 1e-4) * _dots_likelihood(analysis.dots, v) * _red_likelihood(red, v)
+            for i, v in enumerate(CHIP_VALUES)
+        ]
+    )
+    post /= post.sum()
+    top = int(np.argmax(post))
+    confidence = float(post[top]) * min(1.0, upright / 0.5)
+    value = CHIP_VALUES[top] if confidence >= MIN_CONFIDENCE else None
+    scores = {v: float(p) for v, p in zip(CHIP_VALUES, post, strict=True)}
+    return ChipReading(value, confidence, scores, bool(red), dots)
+
+
+#: ink at least this much redder than its paper (see :class:`ChipAnalysis`) counts as red
+RED_THRESHOLD = 0.12
+
+
+def _dots_likelihood(dots: int, value: int) -> float:
+    """P(dots found | value) over the editions: with dots, plain (mark under 6/9), misses."""
+    if dots == pip_count(value):
+        return 0.6
+    if dots == 0:
+        return 0.25
+    if dots == 1 and value in (6, 9):
+        return 0.3
+    return 0.04
+
+
+def _red_likelihood(red: bool, value: int) -> float:
+    """P(red ink seen | value): red ink is 6 and 8 only, but light and blur can hide it."""
+    p_red = 0.9 if value in (6, 8) else 0.04
+    return p_red if red else 1.0 - p_red
+
+
+def read_chips_jointly(readings: list[ChipReading], expected: Counter[int]) -> list[int | None]:
+    """Assign values to the chips of one board so that the multiset of chips is respected.
+
+    Each chip gets at most one value and each value at most ``expected[value]`` chips; the
+    assignment maximises the summed log-scores (a min-cost assignment, solved exactly). A chip
+    whose assigned value is still implausible (score below ``MIN_JOINT_SCORE``) is left ``None``
+    rather than forced: a chip hidden under the robber has no honest reading.
+
+    Args:
+        readings: one :class:`ChipReading` per chip position.
+        expected: how many chips of each value the board holds (e.g. base game: one 2, two 3...).
+
+    Returns:
+        A value or ``None`` per reading, in the same order.
+
+    Raises:
+        ValueError: ``expected`` names a value that is not a chip value or a negative count.
+    """
+    for v, n in expected.items():
+        if v not in CHIP_VALUES or n < 0:
+            raise ValueError(f"expected chip counts must map chip values to counts >= 0: {v}: {n}")
+    slots = [v for v in CHIP_VALUES for _ in range(expected.get(v, 0))]
+    if not readings or not slots:
+        return [None] * len(readings)
+    # Cost of chip i taking slot j; a chip may also stay unassigned at the cost of the floor.
+    floor = -math.log(MIN_JOINT_SCORE)
+    n, m = len(readings), len(slots)
+    cost = np.full((n, m + n), floor)
+    for i, r in enumerate(readings):
+        for j, v in enumerate(slots):
+            cost[i, j] = -math.log(max(r.scores.get(v, 0.0), 1e-9))
+    rows = _min_cost_assignment(cost)
+    out: list[int | None] = []
+    for i, j in enumerate(rows):
+        out.append(slots[j] if j < m and cost[i, j] < floor else None)
+    return out
+
+
+#: the joint reading leaves a chip unread rather than give it a value scored below this
+MIN_JOINT_SCORE = 0.02
+
+
+def _min_cost_assignment(cost: np.ndarray) -> list[int]:
+    """Hungarian algorithm (rows <= columns): the column assigned to each row.
+
+    Args:
+        cost: float (N, M) with N <= M.
+    """
+    n, m = cost.shape
+    inf = float("inf")
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    p = [0] * (m + 1)
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta = inf
+            j1 = 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1, j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    rows = [0] * n
+    for j in range(1, m + 1):
+        if p[j]:
+            rows[p[j] - 1] = j - 1
+    return rows
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    """Validate an image array and return it as 3-channel uint8 BGR."""
+    if not isinstance(image, np.ndarray):
+        raise ValueError(f"a chip image must be a numpy array, not {type(image).__name__}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] not in (3, 4):
+        raise ValueError(f"a chip image must have shape (H, W, 3), not {image.shape}")
+    if image.dtype != np.uint8:
+        raise ValueError(f"a chip image must be uint8, not {image.dtype}")
+    if min(image.shape[:2]) < 8:
+        raise ValueError(
+            f"a chip image must be at least 8x8 pixels, not {image.shape[1]}x{image.shape[0]}"
+        )
+    return image[..., :3]
+
+
+def _square(image: np.ndarray) -> np.ndarray:
+    """Pad a crop to a square about its centre and resample it to _WORK pixels."""
+    h, w = image.shape[:2]
+    side = max(h, w)
+    top = (side - h) // 2
+    left = (side - w) // 2
+    padded = cv2.copyMakeBorder(
+        image, top, side - h - top, left, side - w - left, cv2.BORDER_REPLICATE
+    )
+    interp = cv2.INTER_AREA if side > _WORK else cv2.INTER_CUBIC
+    return cv2.resize(padded, (_WORK, _WORK), interpolation=interp)
+
+
+def _find_disc(work: np.ndarray) -> tuple[float, float, float]:
+    """The chip's circle in the work image as (x, y, radius) in pixels.
+
+    The strongest Hough circle near the centre of the crop wins; a crop cut tightly around the
+    chip, where the rim may not show, falls back to the inscribed circle.
+    """
+    gray = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    circles = cv2.HoughCircles(
+        gray,
+        cv2.HOUGH_GRADIENT,
+        dp=1.5,
+        minDist=_WORK,
+        param1=80,
+        param2=25,
+        minRadius=int(0.3 * _WORK),
+        maxRadius=int(0.52 * _WORK),
+    )
+    if circles is not None:
+        for x, y, r in circles[0]:
+            if math.hypot(x - _WORK / 2, y - _WORK / 2) < 0.15 * _WORK:
+                return float(x), float(y), float(r)
+    return _WORK / 2.0, _WORK / 2.0, 0.46 * _WORK
+
+
+def _dot_row(
+    stats: np.ndarray,
+    centroids: np.ndarray,
+    dot_ids: list[int],
+    glyph_c: np.ndarray,
+    radius: float,
+) -> tuple[int, float | None]:
+    """Group dot candidates into the chip's row of dots.
+
+    Returns:
+        (number of dots, direction from the numeral to the dots in degrees as in
+        :class:`ChipAnalysis`), or (0, None) when no plausible row exists.
+    """
+    if not dot_ids:
+        return 0, None
+    pts = centroids[dot_ids]
+    sizes = np.sqrt(stats[dot_ids, cv2.CC_STAT_AREA] / math.pi)
+    link = 4.0 * float(np.median(sizes))
+    # Single-linkage clusters of dots no further apart than a couple of dot pitches.
+    label = list(range(len(dot_ids)))
+
+    def find(i: int) -> int:
+        while label[i] != i:
+            label[i] = label[label[i]]
+            i = label[i]
+        return i
+
+    for i in range(len(dot_ids)):
+        for j in range(i + 1, len(dot_ids)):
+            if np.hypot(*(pts[i] - pts[j])) <= link:
+                label[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(dot_ids)):
+        groups.setdefault(find(i), []).append(i)
+
+    best: tuple[int, float] | None = None
+    best_dir: float | None = None
+    for members in groups.values():
+        if len(members) > 5:
+            continue
+        g = pts[members]
+        c = g.mean(axis=0)
+        d = c - glyph_c
+        dist = float(np.hypot(*d))
+        if not 0.25 * radius <= dist <= 0.95 * radius:
+            continue
+        if len(members) >= 2:
+            # A row of dots runs across the numeral-to-dots direction.
+            axis = g[-1] - g[0] if len(members) == 2 else _principal_axis(g)
+            cos = abs(float(np.dot(axis, d))) / (float(np.hypot(*axis)) * dist + 1e-9)
+            if cos > 0.5:
+                continue
+        key = (len(members), -dist)
+        if best is None or key > best:
+            best = key
+            best_dir = math.degrees(math.atan2(float(d[0]), float(d[1])))
+    if best is None:
+        return 0, None
+    return best[0], best_dir
+
+
+def _principal_axis(points: np.ndarray) -> np.ndarray:
+    """Unit direction of largest spread of a (N, 2) point set."""
+    centred = points - points.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    return vt[0]
+
+
+def _redness(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> float:
+    """How much more the ink darkens the green channel than the red one, relative to paper.
+
+    Each channel is divided by the paper's own level, so the colour of the light cancels out:
+    black ink darkens both channels alike (about 0), red ink keeps most of its red (0.25 and
+    more).
+    """
+    if not ink.any() or not paper.any():
+        return 0.0
+    px = work.astype(np.float32) + 1.0
+    # The darkest half of the ink, away from the stroke edges that blur mixes with paper.
+    dark = px[..., 1][ink]
+    core = ink.copy()
+    core[ink] = dark <= np.median(dark)
+    red = np.median(px[..., 2][core]) / np.median(px[..., 2][paper])
+    green = np.median(px[..., 1][core]) / np.median(px[..., 1][paper])
+    return float(red - green)
