@@ -8,7 +8,8 @@ The fixer runs an iterative-deepening depth-first search (IDA*) over swaps:
    hexes. The search tries 1, 2, ... up to ``max_swaps`` swaps and returns the first, hence
    shortest, sequence after which every swap-repairable rule holds.
 2. If no chip-only fix exists within the limit, **hex swaps** are allowed as well (two terrain
-   tiles change places, the chips stay where they lie), up to ``max_hex_swaps`` moves.
+   tiles change places, each carrying its chip, as a player lifts them), up to
+   ``max_hex_swaps`` moves of either kind.
 
 Two things keep it fast without losing the shortest answer:
 
@@ -21,8 +22,9 @@ Two things keep it fast without losing the shortest answer:
   violations. A transposition table skips boards already reached with as much budget.
 
 These two arguments hold for chip swaps, so the chip phase is exact. With hex swaps a rule can
-also be cured by moving a neighbour (a desert next to a red number), so the hex phase uses the
-weaker bound "one more swap" and is a best effort within its limit.
+also be cured by moving a neighbour (a desert next to a red number), so the hex phase lets the
+neighbours of offending hexes move too, uses the weaker bound "one more swap", and is a best
+effort within its (small) limit.
 
 A search that ends without a cut-off has tried every reachable board: then the board is proved
 impossible to fix by swaps. Rules no swap can repair (wrong counts, wrong harbours) are
@@ -80,7 +82,8 @@ class Swap:
             return f"move the robber from {self.a} to {self.b}"
         if self.what == "hexes":
             return (
-                f"swap the {ta.terrain.value} at {self.a} with the {tb.terrain.value} at {self.b}"
+                f"swap the {ta.terrain.value} at {self.a} with the {tb.terrain.value} at "
+                f"{self.b}, chips and all"
             )
         if tb.number is None:
             return f"move chip {ta.number} from {self.a} to {self.b}"
@@ -155,10 +158,14 @@ class _Search:
                 if idx and not used.intersection(idx):
                     used.update(idx)
                     disjoint += 1
-        # Terrain swaps can change which numbers are forbidden, so the bound only holds for
-        # chip moves; with hex moves allowed it falls back to "at least one more".
-        bound = (disjoint + 1) // 2 if not self.allow_hexes else min(disjoint, 1)
-        return sorted(set(offending)), bound
+        if not self.allow_hexes:
+            return sorted(set(offending)), (disjoint + 1) // 2
+        # Moving a neighbour's terrain can cure a hex (a desert next to a red number), so with
+        # hex swaps the neighbours may move too, and the bound falls back to "one more".
+        near = set(offending)
+        for i in offending:
+            near.update(self.lay.geo.neighbours[i])
+        return sorted(near) if offending else [], min(disjoint, 1)
 
     def arrangement_exists(self, budget: int = 200_000) -> bool | None:
         """Whether some arrangement of the board's chips on its terrain passes the chip rules
@@ -225,11 +232,11 @@ class _Search:
         offending, bound = self.problems(terrain, numbers)
         if not offending:
             return True
-        if bound > budget:
-            self.cut = True
-            return False
         key = (tuple(terrain), tuple(numbers))
         if self.seen.get(key, -1) >= budget:
+            return False  # already searched from here with at least this budget
+        if bound > budget:
+            self.cut = True
             return False
         self.seen[key] = budget
         for i in offending:
@@ -248,11 +255,13 @@ class _Search:
                     numbers[i], numbers[j] = numbers[j], numbers[i]
                 if self.allow_hexes and terrain[i] != terrain[j]:
                     terrain[i], terrain[j] = terrain[j], terrain[i]
+                    numbers[i], numbers[j] = numbers[j], numbers[i]
                     path.append(("hexes", i, j))
                     if self._dfs(terrain, numbers, budget - 1, path):
                         return True
                     path.pop()
                     terrain[i], terrain[j] = terrain[j], terrain[i]
+                    numbers[i], numbers[j] = numbers[j], numbers[i]
         return False
 
 
@@ -314,7 +323,7 @@ def apply_swaps(board: Board, swaps: Sequence[Swap]) -> Board:
         if s.what == "chips":
             tiles[s.a], tiles[s.b] = Tile(ta.terrain, tb.number), Tile(tb.terrain, ta.number)
         else:
-            tiles[s.a], tiles[s.b] = Tile(tb.terrain, ta.number), Tile(ta.terrain, tb.number)
+            tiles[s.a], tiles[s.b] = Tile(tb.terrain, tb.number), Tile(ta.terrain, ta.number)
     return replace(board, tiles=tiles, robber=robber)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import logging
 import sys
@@ -51,12 +50,15 @@ def load_board(path: str) -> Board:
         return Board.load(p)
     if not p.exists():
         raise ValueError(f"{p}: no such file")
-    if importlib.util.find_spec("vision.read_board") is None:
+    try:
+        module = importlib.import_module("vision.read_board")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("vision", "vision.read_board"):
+            raise
         raise ValueError(
             f"{p}: reading a photo needs the vision module (vision.read_board), which is not "
             "installed; pass a board JSON file instead"
-        )
-    module = importlib.import_module("vision.read_board")
+        ) from None
     board = module.read_board(p)
     if not isinstance(board, Board):
         raise TypeError("vision.read_board.read_board did not return a companion.board.Board")

@@ -1,0 +1,178 @@
+"""The fixer finds the fewest swaps: compared with an exhaustive breadth-first search on a
+small board, and shown to report boards that no swap can fix."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import replace
+
+import pytest
+
+from companion.board import Board, Terrain, Tile
+from companion.fixes import apply_swaps, suggest_fixes
+from companion.layouts import random_board
+from companion.setup_check import BASE_SPEC, NO_CHIP, Layout, SetupSpec, check_board, check_layout
+
+FLOWER = ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+
+
+def flower_spec(chips: dict[int, int]) -> SetupSpec:
+    """Seven hexes (a centre and its ring), 3 fields, 3 forests, 1 desert, no harbours."""
+    return replace(
+        BASE_SPEC,
+        name="flower",
+        frame=FLOWER,
+        terrains={Terrain.FIELDS: 3, Terrain.FOREST: 3, Terrain.DESERT: 1},
+        chips=chips,
+        harbor_kinds={},
+        harbor_sites=(),
+        rules=("BASE-CHIP-PLACEMENT", "BASE-RED-ADJ", "S2-FOREST-PASTURE-NUMBERS"),
+    )
+
+
+def flower_board(terrain: list[Terrain], numbers: list[int]) -> Board:
+    tiles = {h: Tile(t, n or None) for h, t, n in zip(FLOWER, terrain, numbers, strict=True)}
+    return Board("base", tiles)
+
+
+def bfs_distances(spec: SetupSpec, terrain: list[Terrain], numbers: list[int]) -> dict:
+    """Fewest swaps from every arrangement of ``numbers`` to a legal one (all swaps tried)."""
+    template = Layout.of(flower_board(terrain, numbers), spec)
+    order = template.geo.hexes
+    by_hex = dict(zip(FLOWER, numbers, strict=True))
+
+    def legal(state: tuple[int, ...]) -> bool:
+        return not check_layout(template.with_cells(template.terrain, list(state)))
+
+    # Every arrangement of the multiset, found by swaps from the start.
+    start = tuple(by_hex[h] for h in order)
+    states = {start}
+    queue = deque([start])
+    while queue:
+        s = queue.popleft()
+        for i in range(len(s)):
+            for j in range(i + 1, len(s)):
+                if s[i] != s[j]:
+                    t = list(s)
+                    t[i], t[j] = t[j], t[i]
+                    if (tt := tuple(t)) not in states:
+                        states.add(tt)
+                        queue.append(tt)
+    dist = {s: 0 for s in states if legal(s)}
+    queue = deque(dist)
+    while queue:
+        s = queue.popleft()
+        for i in range(len(s)):
+            for j in range(i + 1, len(s)):
+                if s[i] != s[j]:
+                    t = list(s)
+                    t[i], t[j] = t[j], t[i]
+                    if (tt := tuple(t)) not in dist:
+                        dist[tt] = dist[s] + 1
+                        queue.append(tt)
+    return {"order": order, "dist": dist}
+
+
+@pytest.mark.parametrize("desert_at", [0, 3])
+def test_fewest_chip_swaps_equals_exhaustive_search(desert_at):
+    chips = {6: 1, 8: 2, 2: 1, 3: 1, 5: 1}
+    spec = flower_spec(chips)
+    terrain = [Terrain.FIELDS, Terrain.FOREST] * 3
+    terrain.insert(desert_at, Terrain.DESERT)
+    numbers = [6, 8, 8, 2, 3, 5]
+    numbers.insert(desert_at, NO_CHIP)
+    table = bfs_distances(spec, terrain, numbers)
+    rng = random.Random(desert_at)
+    states = sorted(table["dist"])
+    assert max(table["dist"].values()) >= 3  # the sample includes deep cases
+    for state in rng.sample(states, 150):
+        by_hex = dict(zip(table["order"], state, strict=True))
+        board = flower_board(terrain, [by_hex[h] for h in FLOWER])
+        fix = suggest_fixes(board, spec, max_swaps=6)
+        assert fix.fixed
+        assert len(fix.swaps) == table["dist"][state], state
+        assert all(s.what == "chips" for s in fix.swaps)
+        assert check_board(apply_swaps(board, fix.swaps), spec).ok
+
+
+def test_too_many_reds_for_the_board_is_reported_as_impossible():
+    spec = flower_spec({6: 2, 8: 2, 5: 1, 4: 1})
+    terrain = [Terrain.DESERT] + [Terrain.FIELDS, Terrain.FOREST] * 3
+    board = flower_board(terrain, [NO_CHIP, 6, 8, 6, 8, 5, 4])
+    fix = suggest_fixes(board, spec)
+    assert not fix.fixed
+    assert "no arrangement of these chips on this terrain" in fix.reason
+
+
+def test_exhausted_search_proves_impossibility():
+    spec = replace(
+        flower_spec({6: 1, 8: 1}),
+        frame=((0, 0), (1, 0)),
+        terrains={Terrain.FIELDS: 2},
+    )
+    board = Board("base", {(0, 0): Tile(Terrain.FIELDS, 6), (1, 0): Tile(Terrain.FIELDS, 8)})
+    fix = suggest_fixes(board, spec)
+    assert not fix.fixed and fix.proved
+    assert "no arrangement reachable" in fix.reason
+
+
+def test_hex_swaps_are_used_only_when_chip_swaps_cannot_fix():
+    # With the desert in the middle every other hex borders it, so the 6 fits nowhere
+    # (S8-DESERT-NEIGHBOURS) until the desert itself moves out to the ring.
+    spec = replace(
+        flower_spec({6: 1, 2: 1, 3: 1, 4: 1, 5: 1, 9: 1}),
+        rules=("BASE-CHIP-PLACEMENT", "BASE-RED-ADJ", "S8-DESERT-NEIGHBOURS"),
+    )
+    terrain = [Terrain.DESERT] + [Terrain.FIELDS, Terrain.FOREST] * 3
+    board = flower_board(terrain, [NO_CHIP, 6, 2, 3, 4, 5, 9])
+    assert not check_board(board, spec).ok
+    fix = suggest_fixes(board, spec)
+    assert fix.fixed
+    assert [s.what for s in fix.swaps] == ["hexes"]
+    fixed = apply_swaps(board, fix.swaps)
+    assert check_board(fixed, spec).ok
+    # A hex swap carries the chips along: the same tiles, in other places.
+    assert sorted(map(repr, fixed.tiles.values())) == sorted(map(repr, board.tiles.values()))
+    assert fixed.tiles[(0, 0)].terrain != Terrain.DESERT
+
+
+def test_a_fix_longer_than_the_limit_is_reported_as_such():
+    board = random_board(4, seed=11)
+    reds = [h for h, t in board.tiles.items() if t.number in (6, 8)]
+    # Pack all four reds around one hex: several swaps are needed.
+    centre = (0, 0) if board.tiles[(0, 0)].terrain != Terrain.DESERT else (1, 0)
+    ring = [(centre[0] + dq, centre[1] + dr) for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1))]
+    ring = [h for h in ring if board.tiles[h].terrain != Terrain.DESERT][:3] + [centre]
+    for target, red in zip(ring, reds, strict=False):
+        a, b = board.tiles[target], board.tiles[red]
+        board.tiles[target], board.tiles[red] = Tile(a.terrain, b.number), Tile(b.terrain, a.number)
+    assert not check_board(board).ok
+    fix = suggest_fixes(board, max_swaps=1, max_hex_swaps=1)
+    assert not fix.fixed and not fix.proved
+    assert "at most 1 chip swaps" in fix.reason
+    assert suggest_fixes(board, max_swaps=4).fixed
+
+
+def test_each_swap_names_the_rules_it_cures():
+    board = random_board(4, seed=12)
+    desert = next(h for h, t in board.tiles.items() if t.terrain == Terrain.DESERT)
+    board.robber = next(h for h in board.tiles if h != desert)
+    five = next(h for h, t in board.tiles.items() if t.number == 5)
+    board.tiles[desert] = Tile(Terrain.DESERT, 5)
+    board.tiles[five] = Tile(board.tiles[five].terrain, None)
+    fix = suggest_fixes(board)
+    assert fix.fixed
+    assert [(s.what, s.fixes) for s in fix.swaps] == [
+        ("chips", ("BASE-CHIP-PLACEMENT",)),
+        ("robber", ("BASE-ROBBER-START",)),
+    ]
+    assert fix.swaps[0].describe(board) in (
+        f"move chip 5 from {desert} to {five}",
+        f"move chip 5 from {five} to {desert}".replace(f"from {five}", f"from {desert}"),
+    )
+    assert fix.swaps[1].to_json() == {
+        "swap": [list(board.robber), list(desert)],
+        "what": "robber",
+        "fixes": ["BASE-ROBBER-START"],
+    }
