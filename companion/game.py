@@ -589,13 +589,15 @@ class Game:
         if a.stolen is not None and self.hands[v][RESOURCES.index(a.stolen)] == 0:
             raise IllegalAction("1.7.4", f"{a.victim} holds no {a.stolen.value}")
 
-    def _check_trade_phase(self, p: int) -> None:
+    def _check_trade_phase(self, p: int, rule: str) -> None:
+        if p != self.current:
+            raise IllegalAction(rule, f"only the active player ({self.current_player}) may trade")
         self._require_turn(p, Phase.MAIN)
         if self.turn.built and not self.rules.trade_after_build:
             raise IllegalAction("1.5.1", "trading comes before building: this turn has built")
 
     def _check_maritime(self, p: int, a: MaritimeTrade) -> None:
-        self._check_trade_phase(p)
+        self._check_trade_phase(p, "1.8.3")
         give, get = RESOURCES.index(a.give), RESOURCES.index(a.get)
         if give == get:
             raise IllegalAction("1.8.3", "a maritime trade exchanges different resources")
@@ -606,7 +608,7 @@ class Game:
             raise IllegalAction("1.6.5", f"the bank has no {a.get.value} left")
 
     def _check_domestic(self, p: int, a: DomesticTrade) -> None:
-        self._check_trade_phase(p)
+        self._check_trade_phase(p, "1.8.2")
         o = self.seat(a.partner)
         if o == p:
             raise IllegalAction("1.8.2", "a player cannot trade with themselves")
