@@ -126,6 +126,23 @@ class BuildRoad(Action):
 
 
 @dataclass(frozen=True)
+class BuildShip(Action):
+    """A ship (Seafarers, RULES.md 3.2): lumber and wool; free in founding and Road Building."""
+
+    type: ClassVar[str] = "build_ship"
+    edge: Edge
+
+
+@dataclass(frozen=True)
+class MoveShip(Action):
+    """Move the ship at the open end of a route from ``edge`` to ``to`` (RULES.md 3.4)."""
+
+    type: ClassVar[str] = "move_ship"
+    edge: Edge
+    to: Edge
+
+
+@dataclass(frozen=True)
 class BuildCity(Action):
     type: ClassVar[str] = "build_city"
     vertex: Vertex
@@ -180,6 +197,24 @@ class MoveRobber(Action):
 
 
 @dataclass(frozen=True)
+class MovePirate(Action):
+    """Move the pirate to a sea hex and maybe rob a ship owner there (RULES.md 3.6)."""
+
+    type: ClassVar[str] = "move_pirate"
+    hex: Hex
+    victim: str | None = None
+    stolen: Resource | None = None
+
+
+@dataclass(frozen=True)
+class ChooseGold(Action):
+    """The resources a player takes for gold-field production (RULES.md 3.7)."""
+
+    type: ClassVar[str] = "choose_gold"
+    cards: Cards
+
+
+@dataclass(frozen=True)
 class MaritimeTrade(Action):
     """Trade with the bank at the player's best rate for ``give`` (4:1, 3:1 or 2:1)."""
 
@@ -209,6 +244,8 @@ ACTION_TYPES: dict[str, type[Action]] = {
         RollDice,
         BuildSettlement,
         BuildRoad,
+        BuildShip,
+        MoveShip,
         BuildCity,
         BuyDevelopmentCard,
         PlayKnight,
@@ -217,6 +254,8 @@ ACTION_TYPES: dict[str, type[Action]] = {
         PlayMonopoly,
         Discard,
         MoveRobber,
+        MovePirate,
+        ChooseGold,
         MaritimeTrade,
         DomesticTrade,
         EndTurn,

@@ -37,14 +37,18 @@ from companion.actions import (
     BuildCity,
     BuildRoad,
     BuildSettlement,
+    BuildShip,
     BuyDevelopmentCard,
     Cards,
+    ChooseGold,
     DevCard,
     Discard,
     DomesticTrade,
     EndTurn,
     MaritimeTrade,
+    MovePirate,
     MoveRobber,
+    MoveShip,
     PlayKnight,
     PlayMonopoly,
     PlayRoadBuilding,
@@ -57,8 +61,10 @@ from companion.board import (
     Board,
     Edge,
     Resource,
+    Terrain,
     Vertex,
 )
+from companion.longest_route import ROAD, SHIP, longest_route
 
 Event = dict[str, Any]
 
@@ -70,6 +76,7 @@ COST_ROAD = (1, 1, 0, 0, 0)
 COST_SETTLEMENT = (1, 1, 1, 1, 0)
 COST_CITY = (0, 0, 0, 2, 3)
 COST_DEV_CARD = (0, 0, 1, 1, 1)
+COST_SHIP = (1, 0, 1, 0, 0)
 
 KNIGHT, VICTORY_POINT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY = range(len(DEV_CARDS))
 PLAY_ACTION_CARD = {
@@ -88,6 +95,7 @@ class Phase(StrEnum):
     MOVE_ROBBER = "move_robber"
     MAIN = "main"
     ROAD_BUILDING = "road_building"
+    CHOOSE_GOLD = "choose_gold"
     SPECIAL_BUILD = "special_build"
     GAME_OVER = "game_over"
 
@@ -124,6 +132,8 @@ class Rules:
     )
     #: RULES.md 2.3.2: after every turn the others may build (5-6 player extension).
     special_building_phase: bool = False
+    #: Ships per player: 0 without Seafarers, 15 with it (RULES.md 3.2.7).
+    ships: int = 0
 
     @classmethod
     def for_players(cls, n: int, **options: Any) -> Rules:
@@ -162,6 +172,7 @@ class Rules:
             "largest_army_min": self.largest_army_min,
             "dev_deck": {card.value: n for card, n in self.dev_deck},
             "special_building_phase": self.special_building_phase,
+            "ships": self.ships,
         }
 
     @classmethod
@@ -208,6 +219,8 @@ class _Turn:
     rolled: bool = False
     built: bool = False
     played_card: bool = False
+    moved_ship: bool = False
+    ships_built: set[int] = field(default_factory=set)
     bought: list[int] = field(default_factory=lambda: [0] * len(DEV_CARDS))
 
 
@@ -239,17 +252,24 @@ class Game:
         # Static board facts, by index.
         self.hex_resource = [-1] * len(t.hexes)
         self.hex_land = [False] * len(t.hexes)
+        self.hex_sea = [False] * len(t.hexes)
+        self.hex_gold = [False] * len(t.hexes)
         self.hexes_by_number: dict[int, list[int]] = {}
         for i, h in enumerate(t.hexes):
             tile = board.tiles[h]
             self.hex_land[i] = tile.terrain.is_land
+            self.hex_sea[i] = tile.terrain == Terrain.SEA
+            self.hex_gold[i] = tile.terrain == Terrain.GOLD
             res = tile.terrain.resource
             if res is not None:
                 self.hex_resource[i] = RESOURCES.index(res)
-            if tile.number is not None and res is not None:
+            if tile.number is not None and (res is not None or self.hex_gold[i]):
                 self.hexes_by_number.setdefault(tile.number, []).append(i)
         self.vertex_land = [any(self.hex_land[h] for h in hs) for hs in t.vertex_hexes]
         self.edge_land = [any(self.hex_land[h] for h in hs) for hs in t.edge_hexes]
+        # A side is navigable if sea (a sea hex, or the frame off the board) lies on one side
+        # (RULES.md 3.2.2: sea and coast sides).
+        self.edge_sea = [len(hs) < 2 or any(self.hex_sea[h] for h in hs) for hs in t.edge_hexes]
         #: harbour kind index (into HARBOR_KINDS) by corner index
         self.vertex_harbor: dict[int, int] = {}
         for hb in board.harbors:
@@ -259,9 +279,13 @@ class Game:
 
         # Dynamic state.
         self.robber = t.hex_index[board.robber]
+        self.pirate: int | None = None if board.pirate is None else t.hex_index.get(board.pirate)
         self.vertex_owner = [-1] * len(t.vertices)
         self.vertex_level = [0] * len(t.vertices)  # 1 settlement, 2 city
+        #: victory points of each seat's settlements and cities (kept, not recounted)
+        self.building_points = [0] * n
         self.edge_owner = [-1] * len(t.edges)
+        self.edge_kind = [0] * len(t.edges)  # ROAD or SHIP
         self.hands = [[0] * N_RES for _ in range(n)]
         self.bank = [self.rules.cards_per_resource] * N_RES
         self.deck = [dict(self.rules.dev_deck).get(c, 0) for c in DEV_CARDS]
@@ -270,6 +294,11 @@ class Game:
         self.settlements_left = [self.rules.settlements] * n
         self.cities_left = [self.rules.cities] * n
         self.roads_left = [self.rules.roads] * n
+        self.ships_left = [self.rules.ships] * n
+        #: gold-field production waiting for the owners' choices: seat -> cards to choose
+        self.gold_due: dict[int, int] = {}
+        self._owed: list[list[int]] = []
+        self.after_gold = Phase.MAIN
         self.road_lengths = [0] * n
         self.trade_ratios = [[4] * N_RES for _ in range(n)]
         self.longest_road: int | None = None
@@ -320,10 +349,7 @@ class Game:
 
     def public_victory_points(self, p: int) -> int:
         """Victory points everyone can see (RULES.md 1.13.1, without hidden VP cards)."""
-        vp = 0
-        for v, owner in enumerate(self.vertex_owner):
-            if owner == p:
-                vp += self.vertex_level[v]
+        vp = self.building_points[p]
         if self.longest_road == p:
             vp += 2
         if self.largest_army == p:
@@ -362,7 +388,10 @@ class Game:
                 return replace(action, dice=self.rng.roll())
             case BuyDevelopmentCard(card=None):
                 return replace(action, card=DEV_CARDS[self.rng.pick(self.deck)])
-            case MoveRobber(victim=str() as victim, stolen=None):
+            case (
+                MoveRobber(victim=str() as victim, stolen=None)
+                | MovePirate(victim=str() as victim, stolen=None)
+            ):
                 hand = self.hands[self._seat[victim]]
                 return replace(action, stolen=RESOURCES[self.rng.pick(hand)])
         return action
@@ -416,6 +445,9 @@ class Game:
                 return "1.7.3", f"{who} must move the robber"
             case Phase.ROAD_BUILDING:
                 return "1.10.4", f"{who} must place the free roads of Road Building"
+            case Phase.CHOOSE_GOLD:
+                waiting = ", ".join(self.players[p] for p in sorted(self.gold_due))
+                return "3.7.2", f"waiting for gold choices from {waiting}"
             case Phase.SPECIAL_BUILD:
                 builder = self.players[self.actor]
                 return "2.3.5", f"{builder} may only build or buy in the special building phase"
@@ -451,32 +483,51 @@ class Game:
             )
         if not founding and not any(self.edge_owner[e] == p for e in t.vertex_edges[v]):
             return IllegalAction(
-                "1.9.4", f"corner {tuple(t.vertices[v])} is not at the end of one of your roads"
+                "1.9.4",
+                f"corner {tuple(t.vertices[v])} is not at the end of one of your roads or ships",
             )
         return None
 
-    def _road_spot_error(self, p: int, e: int) -> IllegalAction | None:
+    def _route_spot_error(self, p: int, e: int, kind: int) -> IllegalAction | None:
+        """Why seat ``p`` may not put a road or ship (``kind``) on side ``e`` now, or None."""
         t = self.topology
+        name = "road" if kind == ROAD else "ship"
         if self.edge_owner[e] != -1:
-            return IllegalAction("1.9.3", f"side {tuple(t.edges[e])} already has a road")
-        if not self.edge_land[e]:
+            rule = "1.9.3" if kind == ROAD else "3.2.4"
+            return IllegalAction(rule, f"side {tuple(t.edges[e])} already holds a piece")
+        if kind == ROAD and not self.edge_land[e]:
             return IllegalAction("1.9.3", f"side {tuple(t.edges[e])} touches no land")
+        if kind == SHIP:
+            if not self.rules.ships:
+                return IllegalAction("3.2.1", "ships are played only with Seafarers")
+            if not self.edge_sea[e]:
+                return IllegalAction(
+                    "3.2.2", f"a ship needs a sea or coast side, not {tuple(t.edges[e])}"
+                )
+            if self.pirate is not None and e in t.hex_edges[self.pirate]:
+                return IllegalAction("3.6.4", "no ship may be placed next to the pirate")
         if self.phase == Phase.FOUNDING_ROAD:
             if self.last_settlement not in t.edge_vertices[e]:
                 return IllegalAction(
-                    "1.4.1", "the founding road must touch the settlement just placed"
+                    "1.4.1", f"the founding {name} must touch the settlement just placed"
                 )
             return None
         for v in t.edge_vertices[e]:
             owner = self.vertex_owner[v]
             if owner == p:
                 return None
-            if owner == -1 and any(self.edge_owner[x] == p for x in t.vertex_edges[v] if x != e):
+            if owner == -1 and any(
+                self.edge_owner[x] == p and self.edge_kind[x] == kind
+                for x in t.vertex_edges[v]
+                if x != e
+            ):
                 return None
+        rule = "1.9.3" if kind == ROAD else "3.2.3"
         return IllegalAction(
-            "1.9.3",
-            f"side {tuple(t.edges[e])} does not connect to your road or building "
-            "(an opponent's building blocks the way)",
+            rule,
+            f"side {tuple(t.edges[e])} does not connect to your {name} or building "
+            "(an opponent's building blocks the way; roads and ships join only at your "
+            "own buildings)",
         )
 
     def _check_settlement(self, p: int, a: BuildSettlement) -> None:
@@ -492,17 +543,67 @@ class Game:
             self._require_cards(p, COST_SETTLEMENT, "a settlement")
 
     def _check_road(self, p: int, a: BuildRoad) -> None:
+        self._check_route_piece(p, a.edge, ROAD)
+
+    def _check_ship(self, p: int, a: BuildShip) -> None:
+        self._check_route_piece(p, a.edge, SHIP)
+
+    def _check_route_piece(self, p: int, edge: Edge, kind: int) -> None:
         self._require_turn(
             p, Phase.FOUNDING_ROAD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.SPECIAL_BUILD
         )
-        e = self._edge(a.edge)
-        if self.roads_left[p] == 0:
-            raise IllegalAction("1.9.2", f"{a.player} has no road left in the supply")
-        err = self._road_spot_error(p, e)
+        e = self._edge(edge)
+        left = self.roads_left if kind == ROAD else self.ships_left
+        name = "road" if kind == ROAD else "ship"
+        if left[p] == 0 and (kind == ROAD or self.rules.ships):
+            raise IllegalAction("1.9.2", f"{self.players[p]} has no {name} left in the supply")
+        err = self._route_spot_error(p, e, kind)
         if err:
             raise err
         if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
-            self._require_cards(p, COST_ROAD, "a road")
+            cost = COST_ROAD if kind == ROAD else COST_SHIP
+            self._require_cards(p, cost, f"a {name}")
+
+    def _movable_ship_error(self, p: int, e: int) -> IllegalAction | None:
+        """Why the ship on side ``e`` may not be moved (RULES.md 3.4.2-3.4.7), or None."""
+        t = self.topology
+        if self.edge_owner[e] != p or self.edge_kind[e] != SHIP:
+            return IllegalAction("3.4.2", f"{self.players[p]} has no ship on {tuple(t.edges[e])}")
+        if e in self.turn.ships_built:
+            return IllegalAction("3.4.5", "a ship built this turn cannot be moved")
+        if self.pirate is not None and e in t.hex_edges[self.pirate]:
+            return IllegalAction("3.6.4", "a ship next to the pirate cannot be moved")
+        for v in t.edge_vertices[e]:
+            if self.vertex_owner[v] != p and not any(
+                self.edge_owner[x] == p and self.edge_kind[x] == SHIP
+                for x in t.vertex_edges[v]
+                if x != e
+            ):
+                return None  # an open end
+        return IllegalAction(
+            "3.4.2", "only the ship at the open end of a route can be moved (closed or inner)"
+        )
+
+    def _check_move_ship(self, p: int, a: MoveShip) -> None:
+        self._require_turn(p, Phase.MAIN)
+        if not self.turn.rolled:
+            raise IllegalAction("3.4.7", "ships are moved after the roll")
+        if self.turn.moved_ship:
+            raise IllegalAction("3.4.5", "only one ship may be moved per turn")
+        e, to = self._edge(a.edge), self._edge(a.to)
+        err = self._movable_ship_error(p, e)
+        if err:
+            raise err
+        if to == e:
+            raise IllegalAction("3.4.2", "the ship must move to another side")
+        # The new place is judged as if the ship had already left (RULES.md 3.4.7 GAP).
+        self.edge_owner[e] = -1
+        try:
+            err = self._route_spot_error(p, to, SHIP)
+        finally:
+            self.edge_owner[e] = p
+        if err:
+            raise err
 
     def _check_city(self, p: int, a: BuildCity) -> None:
         self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
@@ -534,8 +635,8 @@ class Game:
             raise IllegalAction("1.10.2", f"a {name} card bought this turn cannot be played yet")
         match a:
             case PlayRoadBuilding():
-                if self.roads_left[p] == 0 or not any(self._road_edges(p)):
-                    raise IllegalAction("1.10.4", "there is no place for a free road")
+                if not self._can_place_free_route_piece(p):
+                    raise IllegalAction("1.10.4", "there is no place for a free road or ship")
             case PlayYearOfPlenty(resources=res):
                 self._check_year_of_plenty(res)
 
@@ -589,7 +690,39 @@ class Game:
         if a.stolen is not None and self.hands[v][RESOURCES.index(a.stolen)] == 0:
             raise IllegalAction("1.7.4", f"{a.victim} holds no {a.stolen.value}")
 
+    def _pirate_victims(self, p: int, h: int) -> list[int]:
+        t = self.topology
+        owners = {self.edge_owner[e] for e in t.hex_edges[h] if self.edge_kind[e] == SHIP}
+        return sorted(o for o in owners if o not in (-1, p) and sum(self.hands[o]) > 0)
+
+    def _check_pirate(self, p: int, a: MovePirate) -> None:
+        self._require_turn(p, Phase.MOVE_ROBBER)
+        if self.pirate is None:
+            raise IllegalAction("3.6.1", "there is no pirate in this game")
+        h = self.topology.hex_index.get(a.hex)
+        if h is None or not self.hex_sea[h]:
+            raise IllegalAction("3.6.2", f"the pirate must go to a sea hex; {a.hex} is not one")
+        if h == self.pirate:
+            raise IllegalAction("3.6.2", "the pirate must move to a different hex")
+        if a.victim is None:
+            if a.stolen is not None:
+                raise IllegalAction("3.6.3", "nothing can be stolen without a victim")
+            return  # 3.6.3: stealing is optional
+        v = self.seat(a.victim)
+        if v not in self._pirate_victims(p, h):
+            raise IllegalAction("3.6.3", f"{a.victim} has no ship with cards next to {a.hex}")
+        if a.stolen is not None and self.hands[v][RESOURCES.index(a.stolen)] == 0:
+            raise IllegalAction("3.6.3", f"{a.victim} holds no {a.stolen.value}")
+
+    def _check_gold(self, p: int, a: ChooseGold) -> None:
+        if self.phase != Phase.CHOOSE_GOLD or p not in self.gold_due:
+            raise IllegalAction("3.7.2", f"{a.player} has no gold to choose now")
+        if a.cards.total != self.gold_due[p]:
+            raise IllegalAction("3.7.2", f"{a.player} chooses exactly {self.gold_due[p]} cards")
+
     def _check_trade_phase(self, p: int, rule: str) -> None:
+        if self.phase == Phase.SPECIAL_BUILD:
+            raise IllegalAction("2.3.5", "no trading in the special building phase")
         if p != self.current:
             raise IllegalAction(rule, f"only the active player ({self.current_player}) may trade")
         self._require_turn(p, Phase.MAIN)
@@ -626,28 +759,30 @@ class Game:
 
     # -- legal spots -------------------------------------------------------------------------
 
-    def _road_edges(self, p: int) -> Iterator[int]:
-        """Sides where seat ``p`` may build a road now (supply and cost aside)."""
+    def _road_edges(self, p: int, kind: int = ROAD) -> Iterator[int]:
+        """Sides where seat ``p`` may build a road (or ship) now, supply and cost aside."""
         t = self.topology
-        if self.phase == Phase.FOUNDING_ROAD:
-            for e in t.vertex_edges[self.last_settlement]:
-                if self.edge_owner[e] == -1 and self.edge_land[e]:
-                    yield e
+        if kind == SHIP and not self.rules.ships:
             return
+        if self.phase == Phase.FOUNDING_ROAD:
+            candidates: Iterator[int] = iter(t.vertex_edges[self.last_settlement])
+        else:
+            candidates = (e for v in self._network_vertices(p, kind) for e in t.vertex_edges[v])
         seen: set[int] = set()
-        for v in self._network_vertices(p):
-            for e in t.vertex_edges[v]:
-                if e not in seen and self.edge_owner[e] == -1 and self.edge_land[e]:
-                    seen.add(e)
+        for e in candidates:
+            if e not in seen and self.edge_owner[e] == -1:
+                seen.add(e)
+                if self._route_spot_error(p, e, kind) is None:
                     yield e
 
-    def _network_vertices(self, p: int) -> Iterator[int]:
-        """Corners from which seat ``p`` can extend: own buildings, and own road ends that no
-        opponent's building blocks (RULES.md 1.9.3)."""
+    def _network_vertices(self, p: int, kind: int | None = None) -> Iterator[int]:
+        """Corners from which seat ``p`` can extend with a piece of ``kind`` (any if None):
+        own buildings, and ends of own pieces of that kind that no opponent's building
+        blocks (RULES.md 1.9.3, 3.2.3)."""
         t = self.topology
         seen: set[int] = set()
         for e, owner in enumerate(self.edge_owner):
-            if owner != p:
+            if owner != p or (kind is not None and self.edge_kind[e] != kind):
                 continue
             for v in t.edge_vertices[e]:
                 if v not in seen and self.vertex_owner[v] in (-1, p):
@@ -657,6 +792,11 @@ class Game:
             if owner == p and v not in seen:
                 seen.add(v)
                 yield v
+
+    def _can_place_free_route_piece(self, p: int) -> bool:
+        return (self.roads_left[p] > 0 and any(self._road_edges(p, ROAD))) or (
+            self.ships_left[p] > 0 and any(self._road_edges(p, SHIP))
+        )
 
     def settlement_spots(self, color: str) -> list[Vertex]:
         """Corners where ``color`` could build a settlement now (cost aside)."""
@@ -672,6 +812,11 @@ class Game:
         """Sides where ``color`` could build a road now (cost aside)."""
         t = self.topology
         return [t.edges[e] for e in self._road_edges(self.seat(color))]
+
+    def ship_spots(self, color: str) -> list[Edge]:
+        """Sides where ``color`` could build a ship now (cost aside)."""
+        t = self.topology
+        return [t.edges[e] for e in self._road_edges(self.seat(color), SHIP)]
 
     def city_spots(self, color: str) -> list[Vertex]:
         p = self.seat(color)
@@ -695,8 +840,16 @@ class Game:
                 for v in self.settlement_spots(me):
                     yield BuildSettlement(me, v)
             case Phase.FOUNDING_ROAD | Phase.ROAD_BUILDING:
-                for e in self._road_edges(p):
-                    yield BuildRoad(me, t.edges[e])
+                if self.roads_left[p]:
+                    for e in self._road_edges(p):
+                        yield BuildRoad(me, t.edges[e])
+                if self.ships_left[p]:
+                    for e in self._road_edges(p, SHIP):
+                        yield BuildShip(me, t.edges[e])
+            case Phase.CHOOSE_GOLD:
+                for q, n in sorted(self.gold_due.items()):
+                    for counts in _sub_multisets([n] * N_RES, n):
+                        yield ChooseGold(self.players[q], Cards(counts))
             case Phase.ROLL:
                 yield RollDice(me)
                 yield from self._generate_plays(p)
@@ -713,6 +866,12 @@ class Game:
                         yield MoveRobber(me, t.hexes[h])
                     for v in victims:
                         yield MoveRobber(me, t.hexes[h], self.players[v])
+                if self.pirate is not None:
+                    for h in range(len(t.hexes)):
+                        if h != self.pirate and self.hex_sea[h]:
+                            yield MovePirate(me, t.hexes[h])
+                            for v in self._pirate_victims(p, h):
+                                yield MovePirate(me, t.hexes[h], self.players[v])
             case Phase.MAIN:
                 yield EndTurn(me)
                 yield from self._generate_main(p)
@@ -728,7 +887,7 @@ class Game:
         playable = [h - b for h, b in zip(self.dev_hands[p], self.turn.bought, strict=True)]
         if playable[KNIGHT] > 0:
             yield PlayKnight(me)
-        if playable[ROAD_BUILDING] > 0 and self.roads_left[p] > 0 and any(self._road_edges(p)):
+        if playable[ROAD_BUILDING] > 0 and self._can_place_free_route_piece(p):
             yield PlayRoadBuilding(me)
         if playable[MONOPOLY] > 0:
             for r in RESOURCES:
@@ -742,6 +901,7 @@ class Game:
         hand = self.hands[p]
         yield from self._generate_builds(p)
         yield from self._generate_plays(p)
+        yield from self._generate_ship_moves(p)
         if self.turn.built and not self.rules.trade_after_build:
             return
         for give in range(N_RES):
@@ -757,6 +917,9 @@ class Game:
         if self.roads_left[p] and hand[LUMBER] >= 1 and hand[BRICK] >= 1:
             for e in self._road_edges(p):
                 yield BuildRoad(me, t.edges[e])
+        if self.ships_left[p] and hand[LUMBER] >= 1 and hand[WOOL] >= 1:
+            for e in self._road_edges(p, SHIP):
+                yield BuildShip(me, t.edges[e])
         if self.settlements_left[p] and _affords(hand, COST_SETTLEMENT):
             for v in self.settlement_spots(me):
                 yield BuildSettlement(me, v)
@@ -765,6 +928,22 @@ class Game:
                 yield BuildCity(me, v)
         if sum(self.deck) and _affords(hand, COST_DEV_CARD):
             yield BuyDevelopmentCard(me)
+
+    def _generate_ship_moves(self, p: int) -> Iterator[Action]:
+        if not self.rules.ships or self.turn.moved_ship or not self.turn.rolled:
+            return
+        t = self.topology
+        me = self.players[p]
+        for e, owner in enumerate(self.edge_owner):
+            if owner != p or self._movable_ship_error(p, e) is not None:
+                continue
+            self.edge_owner[e] = -1
+            try:
+                targets = [x for x in self._road_edges(p, SHIP) if x != e]
+            finally:
+                self.edge_owner[e] = p
+            for x in targets:
+                yield MoveShip(me, t.edges[e], t.edges[x])
 
     # -- execution (no checks: everything was checked in resolve) ----------------------------
 
@@ -791,6 +970,7 @@ class Game:
             self.turn.built = True
         self.vertex_owner[v] = p
         self.vertex_level[v] = 1
+        self.building_points[p] += 1
         self.settlements_left[p] -= 1
         kind = self.vertex_harbor.get(v)
         if kind is not None:
@@ -802,18 +982,25 @@ class Game:
                 ratios[kind - 1] = 2
         if self.phase == Phase.FOUNDING_SETTLEMENT:
             self.last_settlement = v
+            self.phase = Phase.FOUNDING_ROAD
             if self.founding_step >= len(self.players):  # the second settlement (1.4.3)
                 gained = [0] * N_RES
+                gold = 0
                 for h in self.topology.vertex_hexes[v]:
                     r = self.hex_resource[h]
                     if r >= 0 and self.bank[r] > 0:
                         gained[r] += 1
                         self.bank[r] -= 1
                         self.hands[p][r] += 1
+                    gold += self.hex_gold[h]
                 events.append(
                     {"type": "starting_resources", "player": a.player, "cards": _cards(gained)}
                 )
-            self.phase = Phase.FOUNDING_ROAD
+                if gold:  # 3.7.3 (standard): a resource of choice per gold field
+                    self._owed = [[0] * N_RES for _ in self.players]
+                    self.gold_due = {p: gold}
+                    self.after_gold = Phase.FOUNDING_ROAD
+                    self.phase = Phase.CHOOSE_GOLD
         else:
             # A new settlement may cut opponents' roads (RULES.md 1.11.1).
             holder = self.longest_road
@@ -825,24 +1012,50 @@ class Game:
         return events
 
     def _do_road(self, p: int, a: BuildRoad) -> list[Event]:
-        e = self.topology.edge_index[a.edge]
+        return self._place_route_piece(p, a.edge, ROAD)
+
+    def _do_ship(self, p: int, a: BuildShip) -> list[Event]:
+        return self._place_route_piece(p, a.edge, SHIP)
+
+    def _place_route_piece(self, p: int, edge: Edge, kind: int) -> list[Event]:
+        e = self.topology.edge_index[edge]
+        piece = "road" if kind == ROAD else "ship"
         events: list[Event] = [
-            {"type": "built", "player": a.player, "piece": "road", "edge": list(a.edge)}
+            {"type": "built", "player": self.players[p], "piece": piece, "edge": list(edge)}
         ]
         if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
-            self._pay(p, COST_ROAD)
+            self._pay(p, COST_ROAD if kind == ROAD else COST_SHIP)
             self.turn.built = True
         self.edge_owner[e] = p
-        self.roads_left[p] -= 1
+        self.edge_kind[e] = kind
+        if kind == ROAD:
+            self.roads_left[p] -= 1
+        else:
+            self.ships_left[p] -= 1
+            if p == self.current:
+                self.turn.ships_built.add(e)
         self.road_lengths[p] = self._longest_road(p)
         events.extend(self._update_longest_road())
         if self.phase == Phase.FOUNDING_ROAD:
             self._advance_founding()
         elif self.phase == Phase.ROAD_BUILDING:
             self.free_roads -= 1
-            if self.free_roads == 0 or self.roads_left[p] == 0 or not any(self._road_edges(p)):
+            if self.free_roads == 0 or not self._can_place_free_route_piece(p):
                 self.free_roads = 0
                 self.phase = self.after_road_building
+        return events
+
+    def _do_move_ship(self, p: int, a: MoveShip) -> list[Event]:
+        t = self.topology
+        e, to = t.edge_index[a.edge], t.edge_index[a.to]
+        self.edge_owner[e], self.edge_kind[e] = -1, 0
+        self.edge_owner[to], self.edge_kind[to] = p, SHIP
+        self.turn.moved_ship = True
+        self.road_lengths[p] = self._longest_road(p)
+        events: list[Event] = [
+            {"type": "moved_ship", "player": a.player, "from": list(a.edge), "to": list(a.to)}
+        ]
+        events.extend(self._update_longest_road())
         return events
 
     def _advance_founding(self) -> None:
@@ -861,6 +1074,7 @@ class Game:
         self._pay(p, COST_CITY)
         self.turn.built = True
         self.vertex_level[v] = 2
+        self.building_points[p] += 1
         self.cities_left[p] -= 1
         self.settlements_left[p] += 1
         return [{"type": "built", "player": a.player, "piece": "city", "vertex": list(a.vertex)}]
@@ -899,7 +1113,7 @@ class Game:
     def _do_road_building(self, p: int, a: PlayRoadBuilding) -> list[Event]:
         self._start_play(p, ROAD_BUILDING)
         self.after_road_building = self.phase
-        self.free_roads = min(2, self.roads_left[p])
+        self.free_roads = min(2, self.roads_left[p] + self.ships_left[p])
         self.phase = Phase.ROAD_BUILDING
         return [{"type": "played_card", "player": a.player, "card": "road_building"}]
 
@@ -944,8 +1158,8 @@ class Game:
         total = a.dice[0] + a.dice[1]
         event: Event = {"type": "rolled", "player": a.player, "dice": list(a.dice), "total": total}
         if total != 7:
-            event.update(self._produce(total))
             self.phase = Phase.MAIN
+            event.update(self._produce(total))
             return [event]
         limit = self.rules.discard_limit
         self.to_discard = {
@@ -957,9 +1171,14 @@ class Game:
         return [event]
 
     def _produce(self, total: int) -> dict[str, Any]:
-        """Hand out production for ``total`` (RULES.md 1.6), with the shortage rule 1.6.5."""
+        """Hand out production for ``total`` (RULES.md 1.6), with the shortage rule 1.6.5.
+
+        Gold fields (3.7) make their owners choose first: the payout then waits in the
+        CHOOSE_GOLD phase until every choice is in.
+        """
         t = self.topology
         owed = [[0] * N_RES for _ in self.players]
+        gold = [0] * len(self.players)
         producing, blocked = [], []
         for h in self.hexes_by_number.get(total, ()):
             if h == self.robber:
@@ -970,7 +1189,23 @@ class Game:
             for v in t.hex_vertices[h]:
                 owner = self.vertex_owner[v]
                 if owner >= 0:
-                    owed[owner][r] += self.vertex_level[v]
+                    if r >= 0:
+                        owed[owner][r] += self.vertex_level[v]
+                    else:
+                        gold[owner] += self.vertex_level[v]
+        out: dict[str, Any] = {"producing": producing, "blocked": blocked}
+        if any(gold):
+            self._owed = owed
+            self.gold_due = {q: n for q, n in enumerate(gold) if n}
+            self.after_gold = self.phase
+            self.phase = Phase.CHOOSE_GOLD
+            out["gold_due"] = {self.players[q]: n for q, n in self.gold_due.items()}
+            return out
+        out.update(self._pay_out(owed))
+        return out
+
+    def _pay_out(self, owed: list[list[int]]) -> dict[str, Any]:
+        """Pay production owed per seat and resource, under the shortage rule (1.6.5)."""
         short = []
         for r in range(N_RES):
             claim = sum(o[r] for o in owed)
@@ -990,7 +1225,20 @@ class Game:
                 self.bank[r] -= o[r]
             if any(o):
                 gains[self.players[q]] = _cards(o)
-        return {"producing": producing, "blocked": blocked, "gains": gains, "shortage": short}
+        return {"gains": gains, "shortage": short}
+
+    def _do_gold(self, p: int, a: ChooseGold) -> list[Event]:
+        for r, n in enumerate(a.cards.counts):
+            self._owed[p][r] += n
+        del self.gold_due[p]
+        events: list[Event] = [
+            {"type": "chose_gold", "player": a.player, "cards": a.cards.to_json()}
+        ]
+        if not self.gold_due:
+            events.append({"type": "produced", **self._pay_out(self._owed)})
+            self._owed = []
+            self.phase = self.after_gold
+        return events
 
     def _do_discard(self, p: int, a: Discard) -> list[Event]:
         for i, c in enumerate(a.cards.counts):
@@ -1001,16 +1249,27 @@ class Game:
             self.phase = Phase.MOVE_ROBBER
         return [{"type": "discarded", "player": a.player, "cards": a.cards.to_json()}]
 
+    def _do_pirate(self, p: int, a: MovePirate) -> list[Event]:
+        self.pirate = self.topology.hex_index[a.hex]
+        event: Event = {"type": "pirate_moved", "player": a.player, "hex": list(a.hex)}
+        self._steal(p, a.victim, a.stolen, event)
+        self.phase = self.after_robber
+        return [event]
+
+    def _steal(self, p: int, victim: str | None, stolen: Resource | None, event: Event) -> None:
+        if victim is None:
+            return
+        assert stolen is not None
+        v, r = self._seat[victim], RESOURCES.index(stolen)
+        self.hands[v][r] -= 1
+        self.hands[p][r] += 1
+        event["victim"] = victim
+        event["stolen"] = stolen.value  # private to the two players: see the views
+
     def _do_robber(self, p: int, a: MoveRobber) -> list[Event]:
         self.robber = self.topology.hex_index[a.hex]
         event: Event = {"type": "robber_moved", "player": a.player, "hex": list(a.hex)}
-        if a.victim is not None:
-            assert a.stolen is not None
-            v, r = self._seat[a.victim], RESOURCES.index(a.stolen)
-            self.hands[v][r] -= 1
-            self.hands[p][r] += 1
-            event["victim"] = a.victim
-            event["stolen"] = a.stolen.value  # private to the two players: see views
+        self._steal(p, a.victim, a.stolen, event)
         self.phase = self.after_robber
         return [event]
 
@@ -1071,35 +1330,8 @@ class Game:
     # -- longest road and victory ------------------------------------------------------------
 
     def _longest_road(self, p: int) -> int:
-        """Length of seat ``p``'s longest chain of roads (RULES.md 1.11.1).
-
-        A chain may end at an opponent's building but not pass through it.
-        """
-        t = self.topology
-        owner = self.edge_owner
-        mine = [e for e, o in enumerate(owner) if o == p]
-        if not mine:
-            return 0
-        ends = {v for e in mine for v in t.edge_vertices[e]}
-        best = 0
-
-        def walk(v: int, used: int, length: int) -> int:
-            longest = length
-            if length and self.vertex_owner[v] not in (-1, p):
-                return length
-            for e in t.vertex_edges[v]:
-                if owner[e] == p and not used >> e & 1:
-                    a, b = t.edge_vertices[e]
-                    n = walk(b if a == v else a, used | 1 << e, length + 1)
-                    if n > longest:
-                        longest = n
-            return longest
-
-        for v in ends:
-            best = max(best, walk(v, 0, 0))
-            if best == len(mine):
-                break
-        return best
+        """Length of seat ``p``'s longest route of roads and ships (RULES.md 1.11.1, 3.5.1)."""
+        return longest_route(self.topology, self.edge_owner, self.edge_kind, self.vertex_owner, p)
 
     def _update_longest_road(self, holder_cut: bool = False) -> list[Event]:
         """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say.
@@ -1162,15 +1394,26 @@ class Game:
                 if o >= 0
             ],
             "roads": [
-                [list(t.edges[e]), self.players[o]] for e, o in enumerate(self.edge_owner) if o >= 0
+                [list(t.edges[e]), self.players[o], "road" if self.edge_kind[e] == ROAD else "ship"]
+                for e, o in enumerate(self.edge_owner)
+                if o >= 0
             ],
+            "pirate": None if self.pirate is None else list(t.hexes[self.pirate]),
+            "gold_due": {self.players[q]: n for q, n in sorted(self.gold_due.items())},
+            "owed": [list(o) for o in self._owed],
+            "after_gold": self.after_gold.value,
             "hands": {c: list(h) for c, h in zip(self.players, self.hands, strict=True)},
             "dev_hands": {c: list(h) for c, h in zip(self.players, self.dev_hands, strict=True)},
             "knights": list(self.knights),
             "bank": list(self.bank),
             "deck": list(self.deck),
             "pieces_left": {
-                c: [self.settlements_left[i], self.cities_left[i], self.roads_left[i]]
+                c: [
+                    self.settlements_left[i],
+                    self.cities_left[i],
+                    self.roads_left[i],
+                    self.ships_left[i],
+                ]
                 for i, c in enumerate(self.players)
             },
             "road_lengths": list(self.road_lengths),
@@ -1188,6 +1431,8 @@ class Game:
                 self.turn.built,
                 self.turn.played_card,
                 list(self.turn.bought),
+                self.turn.moved_ship,
+                sorted(self.turn.ships_built),
             ],
             "last_roll": None if self.last_roll is None else list(self.last_roll),
             "winner": self.winner_color,
@@ -1213,6 +1458,7 @@ class Game:
                         "settlements": self.settlements_left[i],
                         "cities": self.cities_left[i],
                         "roads": self.roads_left[i],
+                        "ships": self.ships_left[i],
                     },
                     "to_discard": self.to_discard.get(i, 0),
                 }
@@ -1239,8 +1485,15 @@ class Game:
             "roads": [
                 {"edge": list(t.edges[e]), "color": self.players[o]}
                 for e, o in enumerate(self.edge_owner)
-                if o >= 0
+                if o >= 0 and self.edge_kind[e] == ROAD
             ],
+            "ships": [
+                {"edge": list(t.edges[e]), "color": self.players[o]}
+                for e, o in enumerate(self.edge_owner)
+                if o >= 0 and self.edge_kind[e] == SHIP
+            ],
+            "pirate": None if self.pirate is None else list(t.hexes[self.pirate]),
+            "gold_due": {self.players[q]: n for q, n in sorted(self.gold_due.items())},
             "winner": self.winner_color,
         }
 
@@ -1305,6 +1558,10 @@ def _year_of_plenty_choices(bank: Sequence[int]) -> Iterator[tuple[Resource, ...
 _CHECKS: dict[type, Callable[[Game, int, Any], None]] = {
     BuildSettlement: Game._check_settlement,
     BuildRoad: Game._check_road,
+    BuildShip: Game._check_ship,
+    MoveShip: Game._check_move_ship,
+    MovePirate: Game._check_pirate,
+    ChooseGold: Game._check_gold,
     BuildCity: Game._check_city,
     BuyDevelopmentCard: Game._check_buy,
     PlayKnight: Game._check_play,
@@ -1322,6 +1579,10 @@ _CHECKS: dict[type, Callable[[Game, int, Any], None]] = {
 _EXECUTE: dict[type, Callable[[Game, int, Any], list[Event]]] = {
     BuildSettlement: Game._do_settlement,
     BuildRoad: Game._do_road,
+    BuildShip: Game._do_ship,
+    MoveShip: Game._do_move_ship,
+    MovePirate: Game._do_pirate,
+    ChooseGold: Game._do_gold,
     BuildCity: Game._do_city,
     BuyDevelopmentCard: Game._do_buy,
     PlayKnight: Game._do_knight,
