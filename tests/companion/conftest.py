@@ -283,6 +283,71 @@ def corner_path(*corners: Vertex) -> list[Edge]:
     return out
 
 
-def ring(q: int, r: int, *names: str) -> list[Vertex]:
-    """Corners of hex (q, r) by name, e.g. ``ring(1, -2, "S", "SE", "NE")``."""
-    return [vertex(q, r, n) for n in names]
+#: The island's coast: ``COAST[i]`` is the i-th corner walking the coast of the base island
+#: from its west corner through the south, east and north (30 corners).
+COAST: tuple[Vertex, ...] = (
+    V(-3, 1, "N"),
+    V(-2, 0, "S"),
+    V(-3, 2, "N"),
+    V(-2, 1, "S"),
+    V(-3, 3, "N"),
+    V(-2, 2, "S"),
+    V(-2, 3, "N"),
+    V(-1, 2, "S"),
+    V(-1, 3, "N"),
+    V(0, 2, "S"),
+    V(0, 3, "N"),
+    V(1, 1, "S"),
+    V(1, 2, "N"),
+    V(2, 0, "S"),
+    V(2, 1, "N"),
+    V(3, -1, "S"),
+    V(2, 0, "N"),
+    V(3, -2, "S"),
+    V(2, -1, "N"),
+    V(3, -3, "S"),
+    V(2, -2, "N"),
+    V(2, -3, "S"),
+    V(1, -2, "N"),
+    V(1, -3, "S"),
+    V(0, -2, "N"),
+    V(0, -3, "S"),
+    V(-1, -1, "N"),
+    V(-1, -2, "S"),
+    V(-2, 0, "N"),
+    V(-2, -1, "S"),
+)
+
+#: Blue's way in to COAST[18] from its founding road.
+BLUE_INLAND = V(2, -2, "S")
+
+
+def coast(*indices: int) -> list[Edge]:
+    """The coast sides walked through the given COAST indices, e.g. ``coast(19, 18, 17)``."""
+    return corner_path(*(COAST[i % len(COAST)] for i in indices))
+
+
+def walk(start: int, stop: int) -> list[Edge]:
+    """The coast sides from COAST[start] to COAST[stop], one step at a time, in build order."""
+    step = 1 if stop > start else -1
+    return coast(*range(start, stop + step, step))
+
+
+#: Founding for the Longest Road tests, with room for long coast roads:
+#:
+#:   red    COAST[20] (2,-2,N), road to COAST[19]; (0,0,N), road to (0,-1,S)
+#:   blue   (1,-1,N), road to (2,-2,S) -- one step from COAST[18], where blue can cut red's
+#:          coast road; COAST[11] (1,1,S), road to COAST[10]
+#:   white  COAST[0] (-3,1,N), road to COAST[1]; COAST[26] (-1,-1,N), road to COAST[27]
+#:
+#: So red grows a road down the east coast from COAST[20] to COAST[13] (7 roads), blue one along
+#: the south coast from COAST[11] towards COAST[5], white one from COAST[0] towards COAST[5] and
+#: back round the north-west through COAST[29].
+LR_FOUNDING = (
+    (COAST[20], coast(20, 19)[0]),
+    (V(1, -1, "N"), corner_path(V(1, -1, "N"), BLUE_INLAND)[0]),
+    (COAST[0], coast(0, 1)[0]),
+    (COAST[26], coast(26, 27)[0]),
+    (COAST[11], coast(11, 10)[0]),
+    (V(0, 0, "N"), corner_path(V(0, 0, "N"), V(0, -1, "S"))[0]),
+)

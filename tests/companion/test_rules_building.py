@@ -35,7 +35,7 @@ TO_WHITE = corner_path(V(1, -2, "S"), V(1, -1, "N"), V(2, -2, "S"), V(1, 0, "N")
 
 @pytest.fixture
 def red_main(started: Game) -> Game:
-    """Red's first turn, after a roll of 12 (nobody's hex)."""
+    """Red's first turn, after a roll of 12 (one grain for red)."""
     roll(started, 12)
     return started
 
