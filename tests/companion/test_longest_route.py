@@ -1,0 +1,73 @@
+"""longest_route against a brute-force search over every trail from every corner."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.board import Topology, base_frame
+from companion.longest_route import ROAD, SHIP, longest_route
+
+TOPO = Topology.of(base_frame())
+
+
+def brute_force(edge_owner, edge_kind, vertex_owner, player) -> int:
+    """Every trail from every corner, no shortcut: the reference."""
+    t = TOPO
+    best = 0
+
+    def walk(v, used, length, kind):
+        nonlocal best
+        best = max(best, length)
+        if length and vertex_owner[v] not in (-1, player):
+            return
+        for e in t.vertex_edges[v]:
+            if edge_owner[e] != player or e in used:
+                continue
+            if length and edge_kind[e] != kind and vertex_owner[v] != player:
+                continue
+            a, b = t.edge_vertices[e]
+            walk(b if a == v else a, used | {e}, length + 1, edge_kind[e])
+
+    for v in range(len(t.vertices)):
+        walk(v, frozenset(), 0, 0)
+    return best
+
+
+networks = st.fixed_dictionaries(
+    {
+        "pieces": st.dictionaries(
+            st.integers(0, len(TOPO.edges) - 1),
+            st.tuples(st.integers(0, 2), st.sampled_from([ROAD, SHIP])),
+            max_size=20,
+        ),
+        "buildings": st.dictionaries(
+            st.integers(0, len(TOPO.vertices) - 1), st.integers(0, 2), max_size=8
+        ),
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(networks)
+def test_longest_route_equals_the_brute_force_search(net):
+    owner = [-1] * len(TOPO.edges)
+    kind = [0] * len(TOPO.edges)
+    for e, (p, k) in net["pieces"].items():
+        owner[e], kind[e] = p, k
+    vowner = [-1] * len(TOPO.vertices)
+    for v, p in net["buildings"].items():
+        vowner[v] = p
+    for player in range(3):
+        assert longest_route(TOPO, owner, kind, vowner, player) == brute_force(
+            owner, kind, vowner, player
+        )
+
+
+def test_a_plain_cycle_beside_a_line_is_not_missed():
+    # The six sides of hex (0, 0) form a cycle; a two-road line lies elsewhere.
+    owner = [-1] * len(TOPO.edges)
+    kind = [ROAD] * len(TOPO.edges)
+    for e in TOPO.hex_edges[TOPO.hex_index[(0, 0)]]:
+        owner[e] = 0
+    far = TOPO.hex_edges[TOPO.hex_index[(-2, 2)]]
+    owner[far[3]] = owner[far[4]] = 0
+    assert longest_route(TOPO, owner, kind, [-1] * len(TOPO.vertices), 0) == 6
