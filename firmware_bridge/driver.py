@@ -470,7 +470,8 @@ class DiceTower:
                     self._cond.notify_all()
                 self._events.put(ConnectionChanged(True, f"opened {self.url}"))
             try:
-                data = transport.read(256)
+                # pyserial's read(n) waits for all n bytes: ask only for what is there
+                data = transport.read(max(1, transport.in_waiting))
             except OSError as exc:
                 self._lost(transport, f"read failed: {exc}")
                 continue

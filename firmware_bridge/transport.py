@@ -26,6 +26,9 @@ class Transport(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def in_waiting(self) -> int: ...
+
 
 def open_transport(url: str) -> Transport:
     """``sim://NAME`` -> simulator; anything else -> pyserial (a device path or a pyserial URL)."""
@@ -96,6 +99,10 @@ class FaultyTransport:
         out = bytes(self._rx_ready[:size])
         del self._rx_ready[:size]
         return out
+
+    @property
+    def in_waiting(self) -> int:
+        return len(self._rx_ready) + self.inner.in_waiting
 
     def close(self) -> None:
         self.inner.close()

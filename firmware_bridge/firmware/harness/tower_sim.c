@@ -8,7 +8,7 @@
  * waits for the time it would sleep or until the host sends bytes, whichever is first.
  *
  * Commands, one per line on standard input; each is answered by one line on standard output:
- *   press | release     drive the button pin (PD2) low | high            -> ok
+ *   press | release     drive the button pin (PD4) low | high            -> ok
  *   leds                the last WS2812 frame decoded from the PD6 waveform -> leds HEX (GRB)
  *   disp                the 8 MAX7219 digit registers, leftmost first     -> disp HEX
  *   reset               reset the MCU, as the reset button would          -> ok
@@ -60,6 +60,15 @@ static avr_cycle_count_t led_rise, led_fall;
 
 static uint8_t spi_prev, spi_last, load_level = 1;
 static uint8_t digit_regs[8];
+
+static long long wall_origin_us; /* wall-clock time at which the simulated clock read zero */
+
+static long long wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
 
 static char cmd_buf[256];
 static size_t cmd_len;
@@ -209,7 +218,19 @@ static void print_hex(const char *tag, const uint8_t *p, size_t n)
 
 static void set_button(int level)
 {
-    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 2), (uint32_t)level);
+    /* simavr re-applies pull-ups to input pins on every PORTD write (the LED line is on PORTD),
+     * which would release a held button: declare the pin's external level as well */
+    avr_ioport_external_t ext;
+    ext.name = 'D';
+    ext.mask = 1 << 4;
+    ext.value = (unsigned)(level << 4);
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL('D'), &ext);
+    avr_irq_t *pin = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 4);
+    /* an IRQ ignores a value equal to its last one, but a reset clears the pin register
+     * behind its back: toggle through the other level (in zero time, so the firmware never
+     * samples it) to make the level stick */
+    avr_raise_irq(pin, (uint32_t)!level);
+    avr_raise_irq(pin, (uint32_t)level);
 }
 
 static int run_command(const char *cmd)
@@ -240,6 +261,8 @@ static int run_command(const char *cmd)
             avr_reset(avr);
             set_button(1);
             powered = 1;
+            /* the MCU was off meanwhile: the simulated clock resumes from now */
+            wall_origin_us = wall_us() - (long long)(avr->cycle * 1000000ULL / avr->frequency);
         }
     } else if (!strcmp(cmd, "quit")) {
         printf("bye\n");
@@ -295,10 +318,20 @@ static int service(long timeout_us)
 
 static int quit_requested;
 
+/* Keeps the simulated clock in step with the wall clock: the firmware's sleep is spent waiting
+ * for the host (so bytes wake it at once) only as long as simulated time is ahead. Summing
+ * the requested sleeps instead would fall behind, since each wait costs more than asked. */
 static void sleep_hook(avr_t *a, avr_cycle_count_t how_long)
 {
-    long us = (long)(how_long * 1000000ULL / a->frequency);
-    if (!service(us)) {
+    long long sim_us = (long long)((a->cycle + how_long) * 1000000ULL / a->frequency);
+    long long ahead = sim_us - (wall_us() - wall_origin_us);
+    if (ahead < -50000) {
+        /* far behind (a busy host machine): slip rather than race to catch up */
+        wall_origin_us -= -ahead;
+        ahead = 0;
+    }
+    /* no timer pending makes how_long huge: look at the host at least every 10 ms anyway */
+    if (!service(ahead <= 0 ? 0 : ahead > 10000 ? 10000 : (long)ahead)) {
         quit_requested = 1;
     }
 }
@@ -344,6 +377,7 @@ int main(int argc, char **argv)
                             NULL);
     set_button(1);
     open_terminal();
+    wall_origin_us = wall_us();
     printf("ready\n");
     fflush(stdout);
 

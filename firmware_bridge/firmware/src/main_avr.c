@@ -2,7 +2,8 @@
  *
  * Wiring (Arduino pin names in brackets):
  *   PD0/PD1 [D0/D1]   UART to the USB bridge, 115200 baud 8N1
- *   PD2     [D2]      roll button to ground (internal pull-up), debounced in software
+ *   PD4     [D4]      roll button to ground (internal pull-up), debounced in software; not
+ *                     on INT0/INT1, whose low level would count as a pending interrupt
  *   PD6     [D6]      WS2812 data: N_LEDS board LEDs, then N_PLAYER_LEDS turn indicator LEDs
  *   PB3/PB5 [D11/D13] MOSI/SCK to a MAX7219 driving 8 seven-segment digits
  *   PB2     [D10]     MAX7219 LOAD
@@ -64,7 +65,7 @@ ISR(TIMER0_COMPA_vect)
     static uint8_t last_raw = 1;
     static uint8_t debounced = 1;
     millis_count++;
-    uint8_t raw = (PIND >> PD2) & 1;
+    uint8_t raw = (PIND >> PD4) & 1;
     if (raw != last_raw) {
         last_raw = raw;
         stable_for = 0;
@@ -296,8 +297,8 @@ static void hardware_init(void)
     UCSR0B = (1 << RXEN0) | (1 << TXEN0) | (1 << RXCIE0);
     UCSR0C = (1 << UCSZ01) | (1 << UCSZ00);
     /* button with pull-up, LED data line low */
-    DDRD &= (uint8_t)~(1 << PD2);
-    PORTD |= (1 << PD2);
+    DDRD &= (uint8_t)~(1 << PD4);
+    PORTD |= (1 << PD4);
     DDRD |= (1 << PD6);
     PORTD &= (uint8_t)~(1 << PD6);
     /* Timer0: 1 kHz tick */
