@@ -10,10 +10,12 @@ from typing import Any
 
 from companion.board import (
     Board,
+    edge_hexes,
     edge_midpoint,
     edge_vertices,
     hex_center,
     hex_corner_points,
+    vertex_hexes,
     vertex_position,
 )
 from companion.game import Event
@@ -42,7 +44,10 @@ def board_layout(board: Board) -> dict[str, Any]:
 
     Returns ``{"hexes": [{q, r, x, y, points}], "vertices": {key: [x, y]},
     "edges": {key: [[x1, y1], [x2, y2]]}, "harbors": [{kind, x, y, a, b}],
-    "viewbox": [x, y, width, height]}`` where keys are :func:`spot_key` of canonical names.
+    "vertex_hexes": {key: [[q, r], ...]}, "edge_hexes": {key: [[q, r], ...]},
+    "viewbox": [x, y, width, height]}`` where keys are :func:`spot_key` of canonical names and
+    the ``*_hexes`` maps list the board's hexes around each corner and side (for naming a spot
+    by its neighbours, e.g. "by forest 6 and hills 8").
     """
     topo = board.topology
     hexes = []
@@ -54,6 +59,13 @@ def board_layout(board: Board) -> dict[str, Any]:
         )  # fmt: skip
     vertices = {spot_key(v): _pt(vertex_position(v)) for v in topo.vertices}
     edges = {spot_key(e): [_pt(vertex_position(v)) for v in edge_vertices(e)] for e in topo.edges}
+    on_board = set(topo.hexes)
+    around_vertex = {
+        spot_key(v): [list(h) for h in vertex_hexes(v) if h in on_board] for v in topo.vertices
+    }
+    around_edge = {
+        spot_key(e): [list(h) for h in edge_hexes(e) if h in on_board] for e in topo.edges
+    }
     harbors = []
     for hb in board.harbors:
         cx, cy = hex_center((hb.q, hb.r))
@@ -80,6 +92,8 @@ def board_layout(board: Board) -> dict[str, Any]:
         "vertices": vertices,
         "edges": edges,
         "harbors": harbors,
+        "vertex_hexes": around_vertex,
+        "edge_hexes": around_edge,
         "viewbox": viewbox,
     }
 

@@ -1,0 +1,81 @@
+"""Helpers of the web tests: a real Table over a JournaledGame, binding, scripted founding."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from companion.actions import Action
+from companion.game import Game
+from companion.journal import JournaledGame
+from companion.layouts import random_board
+from companion.table import ApplyAction, Inspect, Table
+
+CODE = "TEST42"
+PLAYERS = ["red", "blue", "white"]
+
+
+def make_table(path: Path, players: list[str] | None = None, **kw: Any) -> Table:
+    game = JournaledGame.create(path, random_board(4, seed=11), players or PLAYERS, seed=3)
+    table = Table(game, **kw)
+    table.start()
+    return table
+
+
+class Clock:
+    """A hand-driven clock for the rate limiters."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def csrf(client: FlaskClient) -> dict[str, str]:
+    """Headers that carry this client's CSRF token."""
+    token = client.get("/api/session").get_json()["csrf"]
+    return {"X-CSRF-Token": token}
+
+
+def bind(client: FlaskClient, player: str, code: str = CODE) -> dict[str, str]:
+    """Bind ``client`` to ``player``; return the headers for its state-changing requests."""
+    r = client.post("/api/bind", json={"code": code, "player": player}, headers=csrf(client))
+    assert r.status_code == 200, r.get_json()
+    return {"X-CSRF-Token": r.get_json()["csrf"]}
+
+
+def first_legal(table: Table) -> Action:
+    return table.call(Inspect(lambda g: g.legal_actions()[0]))
+
+
+def play_founding(table: Table) -> None:
+    """Place every founding settlement and road (the first legal spot each time)."""
+    while table.call(Inspect(lambda g: g.phase.value.startswith("founding"))):
+        table.call(ApplyAction(first_legal(table), source="test"))
+
+
+def inspect(table: Table, fn: Any) -> Any:
+    def read(game: Game) -> Any:
+        return fn(game)
+
+    return table.call(Inspect(read))
+
+
+class Server:
+    """The app served by werkzeug on 127.0.0.1, on a free port, in a thread."""
+
+    def __init__(self, app: Any):
+        from werkzeug.serving import make_server
+
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._thread.join(5)

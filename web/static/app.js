@@ -1,0 +1,840 @@
+// Catan Companion: the live page. Everything it shows comes from the JSON API (docs/api.md);
+// live updates arrive as server-sent events from /api/events. No framework, no network beyond
+// this server: the page works offline at the table.
+"use strict";
+
+const RESOURCES = ["lumber", "brick", "wool", "grain", "ore"];
+const TERRAIN_RESOURCE = {
+  forest: "lumber", hills: "brick", pasture: "wool", fields: "grain", mountains: "ore",
+};
+const DEV_NAMES = {
+  knight: "Knight", victory_point: "Victory point", road_building: "Road Building",
+  year_of_plenty: "Year of Plenty", monopoly: "Monopoly",
+};
+// Fill colours of the usual piece colours; anything else is drawn grey.
+const PALETTE = {
+  red: "#d32f2f", blue: "#1e63c6", white: "#f4f4f4", orange: "#f28c28", green: "#2e9d48",
+  brown: "#7b4a22", yellow: "#f2d024", black: "#222222",
+};
+const LOG_SIZE = 60;
+
+const S = {
+  session: null, // {player, players, csrf, can_show_code}
+  board: null, // /api/board
+  hexInfo: new Map(), // "q,r" -> {terrain, number}
+  state: null,
+  actions: null, // /api/actions for the bound player
+  actionsKey: "",
+  stats: null,
+  log: [], // [{version, text}] newest last
+  lastRolled: null, // the latest "rolled" event seen
+  source: null, // the EventSource
+  actionsSeq: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+
+function esc(value) {
+  return String(value).replace(/[&<>"']/g, (c) => ({
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+  })[c]);
+}
+
+const colour = (name) => PALETTE[name] || "#8a8a8a";
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+// Colours are applied through the CSSOM (paint), as the page's CSP forbids inline styles.
+const swatch = (name) =>
+  `<span class="swatch" data-colour="${esc(colour(name))}" aria-hidden="true"></span>`;
+
+function paint(root) {
+  for (const el of root.querySelectorAll(".swatch")) el.style.background = el.dataset.colour;
+  for (const el of root.querySelectorAll(".player")) {
+    el.style.setProperty("--pc", colour(el.dataset.color));
+  }
+}
+
+function cardsText(cards) {
+  const parts = RESOURCES.filter((r) => cards && cards[r]).map((r) => `${cards[r]} ${r}`);
+  return parts.length ? parts.join(", ") : "nothing";
+}
+
+function pips(n) { return 6 - Math.abs(7 - n); }
+
+// -- the API ---------------------------------------------------------------------------------
+
+async function api(path, options = {}) {
+  const init = { credentials: "same-origin", headers: {} };
+  if (options.body !== undefined || options.method === "POST") {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.headers["X-CSRF-Token"] = S.session ? S.session.csrf : "";
+    init.body = JSON.stringify(options.body === undefined ? {} : options.body);
+  }
+  const response = await fetch(path, init);
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (_) {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && data.error ? data.error : `the companion answered ${response.status}`;
+    throw new Error(message);
+  }
+  return data;
+}
+
+function say(text, ok = false) {
+  const m = $("message");
+  m.textContent = text;
+  m.classList.toggle("ok", ok);
+}
+
+async function post(action) {
+  say("");
+  try {
+    await api("/api/actions", { body: action });
+    say("Done.", true);
+  } catch (err) {
+    say(err.message);
+  }
+}
+
+// -- start-up and live updates ---------------------------------------------------------------
+
+async function boot() {
+  try {
+    S.session = await api("/api/session");
+    S.board = await api("/api/board");
+    for (const h of S.board.board.hexes) S.hexInfo.set(`${h.q},${h.r}`, h);
+    drawStaticBoard();
+    renderSession();
+    renderLog();
+    const state = await api("/api/state");
+    for (const item of state.recent || []) remember(item.version, item.events);
+    setState(state);
+    refreshStats();
+    refreshCamera();
+    connect();
+  } catch (err) {
+    $("turn-line").textContent = `Cannot reach the companion: ${err.message}`;
+    setConnection("down", "offline");
+  }
+}
+
+function setConnection(stateName, text) {
+  $("connection").dataset.state = stateName;
+  $("connection-text").textContent = text;
+}
+
+function connect() {
+  if (S.source) S.source.close();
+  const source = new EventSource("/api/events");
+  S.source = source;
+  source.onopen = () => setConnection("live", "live");
+  source.onerror = () => setConnection("connecting", "reconnecting");
+  source.addEventListener("state", (e) => setState(JSON.parse(e.data)));
+  source.addEventListener("update", (e) => {
+    const update = JSON.parse(e.data);
+    remember(update.version, update.events);
+    setState(update.state);
+    const kinds = new Set(update.events.map((ev) => ev.type));
+    if (kinds.has("rolled") || kinds.has("undone")) refreshStats();
+    if (update.type === "parts") refreshCamera();
+  });
+}
+
+function remember(version, events) {
+  for (const ev of events) {
+    if (ev.type === "rolled") S.lastRolled = ev;
+    S.log.push({ version, text: describe(ev) });
+  }
+  if (S.log.length > LOG_SIZE) S.log.splice(0, S.log.length - LOG_SIZE);
+  renderLog();
+}
+
+function setState(state) {
+  if (S.state && state.version < S.state.version) return; // an older answer arrived late
+  S.state = state;
+  renderState();
+  if (S.session.player) refreshActions();
+}
+
+async function refreshActions() {
+  const seq = ++S.actionsSeq;
+  try {
+    const actions = await api("/api/actions");
+    if (seq !== S.actionsSeq) return; // a newer request is on its way
+    S.actions = actions;
+  } catch (err) {
+    S.actions = null;
+    say(err.message);
+  }
+  renderControls();
+  drawSpots();
+}
+
+async function refreshStats() {
+  try {
+    S.stats = await api("/api/stats");
+    renderStats();
+  } catch (err) {
+    $("fairness").textContent = `Statistics unavailable: ${err.message}`;
+  }
+}
+
+async function refreshCamera() {
+  const box = $("camera");
+  try {
+    const data = await api("/api/proposals");
+    const cam = data.camera;
+    const status = cam ? `${cam.up ? "Camera running" : "Camera down"}${cam.detail ? `: ${esc(cam.detail)}` : ""}`
+      : "No camera connected: enter what happens with the controls.";
+    const items = data.proposals.map((p) => `<li>${esc(p.text || JSON.stringify(p))}</li>`).join("");
+    box.innerHTML = `<p class="small">${status}</p>` +
+      (items ? `<ol class="log">${items}</ol>` : `<p class="small">No proposals to confirm.</p>`);
+  } catch (err) {
+    box.textContent = err.message;
+  }
+}
+
+// -- session and binding ---------------------------------------------------------------------
+
+function renderSession() {
+  const player = S.session.player;
+  $("bind-form").hidden = Boolean(player);
+  $("bound").hidden = !player;
+  $("you-panel").hidden = !player;
+  $("controls-heading").textContent = player ? "Your controls" : "Join the game";
+  if (player) {
+    $("bound-color").innerHTML = `${swatch(player)} ${esc(cap(player))}`;
+    paint($("bound-color"));
+  } else {
+    $("bind-player").innerHTML = S.session.players
+      .map((p) => `<option value="${esc(p)}">${esc(cap(p))}</option>`).join("");
+  }
+  const showCode = S.session.can_show_code && !player;
+  $("code-banner").hidden = true;
+  if (showCode) {
+    api("/api/table-code").then((data) => {
+      $("table-code").textContent = data.code;
+      $("code-banner").hidden = false;
+    }).catch(() => { /* not this machine: the banner stays hidden */ });
+  }
+}
+
+async function bindDevice(event) {
+  event.preventDefault();
+  say("");
+  try {
+    const result = await api("/api/bind", {
+      body: { code: $("bind-code").value, player: $("bind-player").value },
+    });
+    S.session = await api("/api/session");
+    S.session.csrf = result.csrf;
+    S.actions = null;
+    S.actionsKey = "";
+    renderSession();
+    connect();
+    say(`Joined as ${result.player}.`, true);
+  } catch (err) {
+    say(err.message);
+  }
+}
+
+async function unbindDevice() {
+  try {
+    await api("/api/unbind", { method: "POST" });
+    S.session = await api("/api/session");
+    S.actions = null;
+    S.actionsKey = "";
+    renderSession();
+    $("controls").innerHTML = "";
+    drawSpots();
+    connect();
+    say("");
+  } catch (err) {
+    say(err.message);
+  }
+}
+
+// -- text ------------------------------------------------------------------------------------
+
+function phaseText(state) {
+  const who = cap(state.current);
+  switch (state.phase) {
+    case "founding_settlement": return `Founding: ${who} places a settlement`;
+    case "founding_road": return `Founding: ${who} places a road`;
+    case "roll": return `Turn ${state.turn}: ${who} to roll`;
+    case "discard": {
+      const waiting = state.players.filter((p) => p.to_discard)
+        .map((p) => `${cap(p.color)} (${p.to_discard})`).join(", ");
+      return `A 7! Waiting for discards: ${waiting}`;
+    }
+    case "move_robber": return `${who} moves the robber`;
+    case "main": return `Turn ${state.turn}: ${who} trades and builds`;
+    case "road_building": return `Road Building: ${who} places free roads`;
+    case "game_over": return `Game over: ${cap(state.winner)} won!`;
+    default: return `${who}: ${state.phase}`;
+  }
+}
+
+function describe(ev) {
+  const who = ev.player ? cap(ev.player) : "";
+  switch (ev.type) {
+    case "built": return `${who} built a ${ev.piece}`;
+    case "starting_resources": return `${who} took starting cards: ${cardsText(ev.cards)}`;
+    case "rolled": {
+      const gains = Object.entries(ev.gains || {})
+        .map(([p, c]) => `${cap(p)} +${cardsText(c)}`).join("; ");
+      return `${who} rolled ${ev.dice[0]} + ${ev.dice[1]} = ${ev.total}` +
+        (gains ? ` (${gains})` : "");
+    }
+    case "discarded": return `${who} discarded ${cardsText(ev.cards)}`;
+    case "robber_moved":
+      return `${who} moved the robber` + (ev.victim ? ` and robbed ${cap(ev.victim)}` : "") +
+        (ev.stolen ? ` (1 ${ev.stolen})` : "");
+    case "maritime_trade":
+      return `${who} traded ${cardsText(ev.give)} for ${cardsText(ev.get)} with the bank`;
+    case "domestic_trade":
+      return `${who} gave ${cardsText(ev.give)} to ${cap(ev.partner)} for ${cardsText(ev.get)}`;
+    case "bought_card":
+      return `${who} bought a development card` + (ev.card ? ` (${DEV_NAMES[ev.card]})` : "");
+    case "played_card": {
+      let text = `${who} played ${DEV_NAMES[ev.card] || ev.card}`;
+      if (ev.cards) text += `: ${cardsText(ev.cards)}`;
+      if (ev.resource) text += `: all ${ev.resource}`;
+      return text;
+    }
+    case "longest_road":
+      return ev.player ? `${who} holds Longest Road (${ev.length})` : "Longest Road is set aside";
+    case "largest_army": return `${who} holds Largest Army (${ev.knights} knights)`;
+    case "turn": return `Turn ${ev.turn}: ${who}`;
+    case "won": return `${who} won with ${ev.victory_points} points!`;
+    case "undone": return `Undone: ${ev.action.replace(/_/g, " ")}`;
+    default: return `${who} ${ev.type.replace(/_/g, " ")}`;
+  }
+}
+
+function hexName(key) {
+  const h = S.hexInfo.get(key);
+  if (!h) return "the sea";
+  return h.number ? `${h.terrain} ${h.number}` : h.terrain;
+}
+
+function spotName(kind, key) {
+  const around = (kind === "edge" ? S.board.layout.edge_hexes : S.board.layout.vertex_hexes)[key];
+  const names = (around || []).map((qr) => hexName(qr.join(","))).filter((n) => n !== "the sea");
+  return names.length ? `by ${names.join(", ")}` : `at ${key}`;
+}
+
+// -- rendering -------------------------------------------------------------------------------
+
+function renderState() {
+  const state = S.state;
+  $("turn-line").textContent = phaseText(state);
+  drawBoard();
+  renderLastRoll();
+  renderPlayers();
+  renderYou();
+  $("setup-panel").hidden = !state.phase.startsWith("founding");
+  if (S.stats) renderStats();
+  // Last: the version on <body> says the whole page shows this state (tests wait on it).
+  document.body.dataset.phase = state.phase;
+  document.body.dataset.version = String(state.version);
+}
+
+function renderLastRoll() {
+  const state = S.state;
+  const box = $("last-roll");
+  if (!state.last_roll) {
+    box.innerHTML = `<span class="small">No roll yet.</span>`;
+    return;
+  }
+  const [a, b] = state.last_roll;
+  let html = `Last roll: <span class="dice">${a} + ${b} = ${a + b}</span>`;
+  const ev = S.lastRolled;
+  if (ev && ev.dice[0] === a && ev.dice[1] === b) {
+    html = `${esc(cap(ev.player))} rolled <span class="dice">${a} + ${b} = ${a + b}</span>`;
+    const gains = Object.entries(ev.gains || {});
+    if (gains.length) {
+      html += "<ul>" + gains.map(([p, c]) =>
+        `<li>${swatch(p)} ${esc(cap(p))} got ${esc(cardsText(c))}</li>`).join("") + "</ul>";
+    } else if (a + b !== 7) {
+      html += " — nobody got anything";
+    }
+    if (ev.blocked && ev.blocked.length) html += ` <span class="small">(robber blocks a hex)</span>`;
+  }
+  box.innerHTML = html;
+  paint(box);
+}
+
+function renderPlayers() {
+  const state = S.state;
+  const me = S.session.player;
+  const target = S.board.victory_points;
+  $("players").innerHTML = state.players.map((p) => {
+    const badges = [];
+    if (p.longest_road) badges.push(`<span class="badge">Longest Road</span>`);
+    if (p.largest_army) badges.push(`<span class="badge">Largest Army</span>`);
+    if (p.to_discard) badges.push(`<span class="badge wait">discards ${p.to_discard}</span>`);
+    const vp = me === p.color && state.you ? state.you.victory_points : p.victory_points;
+    const hidden = me === p.color && state.you && vp !== p.victory_points
+      ? ` <small>${p.victory_points} shown</small>` : "";
+    const left = p.pieces_left;
+    const current = p.color === state.current;
+    return `<li class="player${current ? " current" : ""}" data-color="${esc(p.color)}"
+        aria-current="${current ? "true" : "false"}">
+      <span class="name">${swatch(p.color)} ${esc(cap(p.color))}${me === p.color ? `<span class="tag">you</span>` : ""}${current ? `<span class="tag">to play</span>` : ""}</span>
+      <span class="vp" aria-label="${vp} of ${target} victory points">${vp}<small>of ${target} VP</small>${hidden}</span>
+      <ul class="facts">
+        <li>Cards <b>${p.resource_count}</b></li>
+        <li>Dev <b>${p.development_count}</b></li>
+        <li>Knights <b>${p.knights_played}</b></li>
+        <li>Road <b>${p.road_length}</b></li>
+      </ul>
+      <ul class="facts small" aria-label="pieces left">
+        <li>Left: <b>${left.settlements}</b> settlements</li>
+        <li><b>${left.cities}</b> cities</li>
+        <li><b>${left.roads}</b> roads</li>
+      </ul>
+      <div class="badges">${badges.join("")}</div>
+    </li>`;
+  }).join("");
+  paint($("players"));
+}
+
+function renderYou() {
+  const you = S.state.you;
+  if (!you) return;
+  const cards = RESOURCES.map((r) => {
+    const n = you.resources[r] || 0;
+    return `<li class="card ${r}${n ? "" : " empty"}"><b>${n}</b><span>${r}</span></li>`;
+  }).join("");
+  const devs = Object.entries(you.development_cards);
+  const devHtml = devs.length
+    ? devs.map(([c, n]) => `<li class="card dev"><b>${n}</b><span>${esc(DEV_NAMES[c] || c)}</span></li>`).join("")
+    : `<li class="small">No development cards.</li>`;
+  const ratios = RESOURCES.filter((r) => you.trade_ratios[r] < 4)
+    .map((r) => `${you.trade_ratios[r]}:1 ${r}`);
+  $("you").innerHTML = `<ul class="cards" aria-label="your resource cards">${cards}</ul>
+    <ul class="cards" aria-label="your development cards">${devHtml}</ul>
+    <p class="small">Victory points with hidden cards: <b>${you.victory_points}</b>.
+      Bank trades: ${ratios.length ? esc(ratios.join(", ")) : "4:1"}.</p>`;
+}
+
+function renderLog() {
+  $("log").innerHTML = S.log.slice().reverse().map((e) => `<li>${esc(e.text)}</li>`).join("") ||
+    `<li class="small">Nothing yet.</li>`;
+}
+
+function renderStats() {
+  const dice = S.stats.dice;
+  const max = Math.max(1, ...Object.values(dice.histogram), ...Object.values(dice.expected));
+  const w = 26, gap = 4, base = 125, top = 12, height = base - top;
+  let bars = "";
+  let expected = "";
+  for (let t = 2; t <= 12; t++) {
+    const x = 12 + (t - 2) * (w + gap);
+    const n = dice.histogram[t];
+    const h = (n / max) * height;
+    const e = base - (dice.expected[t] / max) * height;
+    bars += `<rect class="bar" x="${x}" y="${base - h}" width="${w}" height="${h}" rx="3"></rect>`;
+    if (n) bars += `<text class="count-text" x="${x + w / 2}" y="${base - h - 3}">${n}</text>`;
+    bars += `<text class="axis-text" x="${x + w / 2}" y="${base + 14}">${t}</text>`;
+    expected += `${t === 2 ? "M" : "L"}${x + w / 2},${e.toFixed(1)} `;
+  }
+  if (dice.rolls) bars += `<path class="expected" d="${expected}"></path>`;
+  $("histogram-bars").innerHTML = bars;
+  $("histogram-desc").textContent = Object.entries(dice.histogram)
+    .map(([t, n]) => `${t}: ${n} (expected ${dice.expected[t]})`).join(", ");
+  $("fairness").innerHTML = fairnessText(dice);
+  renderSetup();
+}
+
+function fairnessText(dice) {
+  const rolls = `${dice.rolls} roll${dice.rolls === 1 ? "" : "s"}; dashed line: expected.`;
+  const test = dice.totals_test || dice.faces_test;
+  if (!test) {
+    return `${rolls} The fairness test needs ${dice.faces_min_rolls} rolls.`;
+  }
+  const name = dice.totals_test ? "totals" : "faces";
+  const p = test.p_value;
+  const verdict = p < 0.01
+    ? `<span class="bad-text">the dice look biased</span>`
+    : `<span class="ok-text">no sign of bias</span>`;
+  return `${rolls} Chi-square test of the ${name}: p = ${p.toFixed(3)}, ${verdict}.`;
+}
+
+function renderSetup() {
+  const setup = S.stats && S.stats.setup;
+  if (!setup) return;
+  let html;
+  if (setup.error) html = `<p>${esc(setup.error)}</p>`;
+  else if (setup.ok) html = `<p class="ok-text">The board follows every set-up rule.</p>`;
+  else {
+    html = `<ul class="violations">${setup.violations.map((v) =>
+      `<li><b>${esc(v.rule)}</b>: ${esc(v.message)}</li>`).join("")}</ul>`;
+  }
+  const pipsBy = {};
+  for (const h of S.board.board.hexes) {
+    const r = TERRAIN_RESOURCE[h.terrain];
+    if (r && h.number) pipsBy[r] = (pipsBy[r] || 0) + pips(h.number);
+  }
+  html += `<p class="small">Production (dots on the chips): ` +
+    RESOURCES.map((r) => `${r} ${pipsBy[r] || 0}`).join(", ") + `.</p>`;
+  $("setup").innerHTML = html;
+}
+
+// -- the board -------------------------------------------------------------------------------
+
+function svgPoints(points) { return points.map((p) => p.join(",")).join(" "); }
+
+function drawStaticBoard() {
+  const { layout, board } = S.board;
+  const svg = $("board");
+  svg.setAttribute("viewBox", layout.viewbox.join(" "));
+  const [x, y, w, h] = layout.viewbox;
+  let html = `<rect class="sea" x="${x}" y="${y}" width="${w}" height="${h}" rx="0.6"></rect>`;
+  const desc = [];
+  for (const hb of layout.harbors) {
+    html += `<line class="harbor-line" x1="${hb.a[0]}" y1="${hb.a[1]}" x2="${hb.x}" y2="${hb.y}"></line>`;
+    html += `<line class="harbor-line" x1="${hb.b[0]}" y1="${hb.b[1]}" x2="${hb.x}" y2="${hb.y}"></line>`;
+  }
+  for (const hx of layout.hexes) {
+    const info = S.hexInfo.get(`${hx.q},${hx.r}`) || { terrain: "sea" };
+    const cls = info.terrain === "sea" ? "sea" : `hex ${esc(info.terrain)}`;
+    html += `<polygon class="${cls}" points="${svgPoints(hx.points)}" data-hex="${hx.q},${hx.r}"></polygon>`;
+    if (info.number) {
+      const red = info.number === 6 || info.number === 8 ? " red" : "";
+      html += `<circle class="chip" cx="${hx.x}" cy="${hx.y}" r="0.36"></circle>`;
+      html += `<text class="chip-text${red}" x="${hx.x}" y="${hx.y - 0.05}">${info.number}</text>`;
+      const n = pips(info.number);
+      for (let i = 0; i < n; i++) {
+        const px = hx.x + (i - (n - 1) / 2) * 0.085;
+        html += `<circle class="pips${red}" cx="${px.toFixed(3)}" cy="${(hx.y + 0.2).toFixed(3)}" r="0.03"></circle>`;
+      }
+    }
+    desc.push(info.number ? `${info.terrain} ${info.number}` : info.terrain);
+  }
+  for (const hb of layout.harbors) {
+    const generic = hb.kind === "3:1";
+    html += `<circle class="harbor-tag" cx="${hb.x}" cy="${hb.y}" r="0.34"></circle>`;
+    html += `<text class="harbor-text" x="${hb.x}" y="${hb.y - (generic ? 0 : 0.09)}">${generic ? "3:1" : "2:1"}</text>`;
+    if (!generic) html += `<text class="harbor-text small-text" x="${hb.x}" y="${hb.y + 0.12}">${esc(hb.kind)}</text>`;
+  }
+  $("board-static").innerHTML = html;
+  $("board-desc").textContent = `${board.kind} board, hexes row by row: ${desc.join(", ")}. ` +
+    `Harbours: ${layout.harbors.map((hb) => hb.kind).join(", ")}.`;
+}
+
+function house(x, y, s) {
+  return `M${x - s},${y + s * 0.8} L${x - s},${y - s * 0.2} L${x},${y - s} L${x + s},${y - s * 0.2} ` +
+    `L${x + s},${y + s * 0.8} Z`;
+}
+
+function city(x, y, s) {
+  return `M${x - s * 1.3},${y + s * 0.8} L${x - s * 1.3},${y - s * 0.3} L${x - s * 0.6},${y - s} ` +
+    `L${x + s * 0.1},${y - s * 0.3} L${x + s * 0.1},${y - s * 0.05} L${x + s * 1.3},${y - s * 0.05} ` +
+    `L${x + s * 1.3},${y + s * 0.8} Z`;
+}
+
+function drawBoard() {
+  const state = S.state;
+  const { layout } = S.board;
+  const hexAt = new Map(layout.hexes.map((h) => [`${h.q},${h.r}`, h]));
+  let html = "";
+  // Producing hexes of the last roll, while it is still the last roll.
+  const ev = S.lastRolled;
+  if (ev && state.last_roll && ev.dice[0] === state.last_roll[0] && ev.dice[1] === state.last_roll[1]) {
+    for (const qr of ev.producing || []) {
+      const h = hexAt.get(qr.join(","));
+      if (h) html += `<polygon class="hex-glow" points="${svgPoints(h.points)}"></polygon>`;
+    }
+  }
+  for (const road of state.roads) {
+    const [a, b] = layout.edges[road.edge.join(",")];
+    const line = `x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"`;
+    html += `<line class="road-edge" ${line}></line>`;
+    html += `<line class="road" ${line} stroke="${colour(road.color)}"></line>`;
+  }
+  for (const b of state.buildings) {
+    const [x, y] = layout.vertices[b.vertex.join(",")];
+    const d = b.kind === "city" ? city(x, y, 0.2) : house(x, y, 0.17);
+    html += `<path class="building" d="${d}" fill="${colour(b.color)}"></path>`;
+  }
+  const robber = hexAt.get(state.robber.join(","));
+  if (robber) {
+    const x = robber.x - 0.5, y = robber.y;
+    html += `<g aria-label="robber"><ellipse class="robber" cx="${x}" cy="${y + 0.08}" rx="0.13" ry="0.2"></ellipse>` +
+      `<circle class="robber" cx="${x}" cy="${y - 0.17}" r="0.1"></circle></g>`;
+  }
+  $("board-dynamic").innerHTML = html;
+  const buildings = state.buildings.length;
+  $("board-title").textContent = `The board: ${buildings} building${buildings === 1 ? "" : "s"}, ` +
+    `${state.roads.length} road${state.roads.length === 1 ? "" : "s"}, robber on ${hexName(state.robber.join(","))}`;
+  drawSpots();
+}
+
+// Spots where the bound player may act now: corners, sides and hexes from the legal actions.
+function drawSpots() {
+  const group = $("board-spots");
+  const actions = S.actions && S.session.player ? S.actions.actions : [];
+  const { layout } = S.board;
+  let html = "";
+  const robberHexes = new Set();
+  for (const a of actions) {
+    if (a.type === "build_settlement" || a.type === "build_city") {
+      const key = a.vertex.join(",");
+      const [x, y] = layout.vertices[key];
+      const what = a.type === "build_city" ? "Upgrade to a city" : "Build a settlement";
+      html += `<circle class="spot" cx="${x}" cy="${y}" r="0.17" tabindex="0" role="button"
+        data-type="${a.type}" data-key="${esc(key)}" aria-label="${what} ${esc(spotName("vertex", key))}"></circle>`;
+    } else if (a.type === "build_road") {
+      const key = a.edge.join(",");
+      const [p, q] = layout.edges[key];
+      html += `<line class="spot-edge" x1="${p[0]}" y1="${p[1]}" x2="${q[0]}" y2="${q[1]}" tabindex="0"
+        role="button" data-type="build_road" data-key="${esc(key)}"
+        aria-label="Build a road ${esc(spotName("edge", key))}"></line>`;
+    } else if (a.type === "move_robber") {
+      robberHexes.add(a.hex.join(","));
+    }
+  }
+  for (const key of robberHexes) {
+    const h = layout.hexes.find((hx) => `${hx.q},${hx.r}` === key);
+    html += `<polygon class="spot-hex" points="${svgPoints(h.points)}" tabindex="0" role="button"
+      data-type="move_robber" data-key="${esc(key)}" aria-label="Move the robber to ${esc(hexName(key))}"></polygon>`;
+  }
+  group.innerHTML = html;
+}
+
+function spotActivated(target) {
+  const type = target.dataset.type;
+  const key = target.dataset.key;
+  if (!type || !S.actions) return;
+  const matches = S.actions.actions.filter((a) => a.type === type &&
+    (a.vertex || a.edge || a.hex).join(",") === key);
+  if (type === "move_robber") {
+    // Choose the victim in the controls (several may be possible).
+    const select = $("robber-hex");
+    if (select) {
+      select.value = key;
+      select.dispatchEvent(new Event("change"));
+      $("robber-victim").focus();
+    }
+    if (matches.length === 1 && !matches[0].victim) post(matches[0]);
+    return;
+  }
+  if (matches.length) post(matches[0]);
+}
+
+// -- controls --------------------------------------------------------------------------------
+
+function options(values, label = (v) => v) {
+  return values.map((v) => `<option value="${esc(v)}">${esc(label(v))}</option>`).join("");
+}
+
+function stepperInputs(prefix, max) {
+  return `<div class="steppers">${RESOURCES.map((r) => `<label>${r}
+    <input type="number" id="${prefix}-${r}" min="0" max="${max[r] ?? 19}" value="0" inputmode="numeric"></label>`).join("")}</div>`;
+}
+
+function readSteppers(prefix) {
+  const cards = {};
+  for (const r of RESOURCES) {
+    const n = Number.parseInt($(`${prefix}-${r}`).value, 10);
+    if (n > 0) cards[r] = n;
+  }
+  return cards;
+}
+
+function promptText() {
+  const state = S.state;
+  const me = S.session.player;
+  const mine = state.players.find((p) => p.color === me);
+  if (state.phase === "game_over") return `The game is over: ${cap(state.winner)} won.`;
+  if (state.phase === "discard" && mine && mine.to_discard) return `Discard ${mine.to_discard} cards.`;
+  if (state.current !== me) return `Waiting for ${cap(state.current)}.`;
+  switch (state.phase) {
+    case "founding_settlement": return "Place a founding settlement: tap a corner on the board.";
+    case "founding_road": return "Place a road next to it: tap a side on the board.";
+    case "roll": return "Roll the dice (or play a knight first).";
+    case "move_robber": return "Move the robber: tap a hex, then choose whom to rob.";
+    case "road_building": return "Place your free roads: tap a side on the board.";
+    case "main": return "Trade, build, play a card, then end your turn.";
+    default: return "";
+  }
+}
+
+function renderControls() {
+  const box = $("controls");
+  const me = S.session.player;
+  if (!me) { box.innerHTML = ""; return; }
+  $("prompt").textContent = promptText();
+  const key = JSON.stringify([S.actions, S.state.phase]);
+  if (key === S.actionsKey) return; // keep what the player is typing
+  S.actionsKey = key;
+  const acts = S.actions ? S.actions.actions : [];
+  const byType = {};
+  for (const a of acts) (byType[a.type] = byType[a.type] || []).push(a);
+  const parts = [];
+  const you = S.state.you || { resources: {} };
+
+  if (byType.roll_dice) {
+    const dice = options([1, 2, 3, 4, 5, 6]);
+    parts.push(`<fieldset class="control"><legend>Roll</legend>
+      <div class="row"><button type="button" data-do="roll">Roll for me</button></div>
+      <div class="row"><label for="die-1">Dice at the table</label>
+        <select id="die-1" aria-label="first die">${dice}</select>
+        <select id="die-2" aria-label="second die">${dice}</select>
+        <button type="button" class="secondary" data-do="roll-entered">Enter roll</button></div>
+    </fieldset>`);
+  }
+  if (byType.discard) {
+    const need = S.state.players.find((p) => p.color === me).to_discard;
+    parts.push(`<fieldset class="control"><legend>Discard ${need} cards</legend>
+      ${stepperInputs("discard", you.resources)}
+      <div class="row"><button type="button" data-do="discard">Discard</button></div></fieldset>`);
+  }
+  if (byType.move_robber) {
+    const hexes = [...new Set(byType.move_robber.map((a) => a.hex.join(",")))];
+    parts.push(`<fieldset class="control"><legend>Robber</legend>
+      <div class="row"><label for="robber-hex">Hex</label>
+        <select id="robber-hex">${options(hexes, hexName)}</select></div>
+      <div class="row"><label for="robber-victim">Rob</label><select id="robber-victim"></select>
+        <label for="robber-card">Card taken</label>
+        <select id="robber-card"><option value="">unknown (the companion draws)</option>${options(RESOURCES)}</select></div>
+      <div class="row"><button type="button" data-do="robber">Move the robber</button></div></fieldset>`);
+  }
+  for (const [type, label, field] of [["build_settlement", "Settlement", "vertex"],
+    ["build_city", "City", "vertex"], ["build_road", "Road", "edge"]]) {
+    if (!byType[type]) continue;
+    const keys = byType[type].map((a) => a[field].join(","));
+    parts.push(`<fieldset class="control"><legend>${label}</legend>
+      <p class="small">Tap a highlighted spot on the board, or choose here.</p>
+      <div class="row"><select id="spot-${type}" aria-label="${label} spot">${options(keys, (k) => spotName(field, k))}</select>
+      <button type="button" data-do="build" data-type="${type}">Build</button></div></fieldset>`);
+  }
+  const dev = [];
+  if (byType.buy_development_card) {
+    dev.push(`<div class="row"><label for="buy-card">Card drawn</label>
+      <select id="buy-card"><option value="">not known (the companion draws)</option>${options(Object.keys(DEV_NAMES), (c) => DEV_NAMES[c])}</select>
+      <button type="button" data-do="buy">Buy a card</button></div>`);
+  }
+  if (byType.play_knight) dev.push(`<div class="row"><button type="button" data-do="simple" data-type="play_knight">Play a Knight</button></div>`);
+  if (byType.play_road_building) dev.push(`<div class="row"><button type="button" data-do="simple" data-type="play_road_building">Play Road Building</button></div>`);
+  if (byType.play_monopoly) {
+    dev.push(`<div class="row"><label for="monopoly">Monopoly on</label>
+      <select id="monopoly">${options(byType.play_monopoly.map((a) => a.resource))}</select>
+      <button type="button" data-do="monopoly">Play Monopoly</button></div>`);
+  }
+  if (byType.play_year_of_plenty) {
+    const combos = byType.play_year_of_plenty.map((a) => a.resources.join("+"));
+    dev.push(`<div class="row"><label for="plenty">Year of Plenty</label>
+      <select id="plenty">${options(combos, (c) => c.replace("+", " and "))}</select>
+      <button type="button" data-do="plenty">Take them</button></div>`);
+  }
+  if (dev.length) parts.push(`<fieldset class="control"><legend>Development cards</legend>${dev.join("")}</fieldset>`);
+  if (byType.maritime_trade) {
+    const gives = [...new Set(byType.maritime_trade.map((a) => a.give))];
+    const ratio = (r) => `${you.trade_ratios ? you.trade_ratios[r] : 4} ${r}`;
+    parts.push(`<fieldset class="control"><legend>Trade with the bank</legend>
+      <div class="row"><label for="sea-give">Give</label><select id="sea-give">${options(gives, ratio)}</select>
+      <label for="sea-get">for 1</label><select id="sea-get">${options(RESOURCES)}</select>
+      <button type="button" data-do="maritime">Trade</button></div></fieldset>`);
+  }
+  if (S.actions && S.actions.domestic_trade) {
+    const others = S.session.players.filter((p) => p !== me);
+    parts.push(`<details class="control"><summary>Trade with a player</summary>
+      <div class="row"><label for="trade-partner">With</label><select id="trade-partner">${options(others, cap)}</select></div>
+      <p class="small">You give:</p>${stepperInputs("trade-give", you.resources)}
+      <p class="small">You get:</p>${stepperInputs("trade-get", {})}
+      <div class="row"><button type="button" data-do="domestic">Trade (both agreed)</button></div></details>`);
+  }
+  if (byType.end_turn) {
+    parts.push(`<div class="row"><button type="button" data-do="simple" data-type="end_turn">End turn</button></div>`);
+  }
+  box.innerHTML = parts.join("") || `<p class="small">Nothing for you to do right now.</p>`;
+  if (byType.move_robber) {
+    $("robber-hex").addEventListener("change", updateVictims);
+    updateVictims();
+  }
+}
+
+function updateVictims() {
+  const hex = $("robber-hex").value;
+  const victims = S.actions.actions.filter((a) => a.type === "move_robber" && a.hex.join(",") === hex)
+    .map((a) => a.victim || "");
+  $("robber-victim").innerHTML = victims
+    .map((v) => `<option value="${esc(v)}">${v ? esc(cap(v)) : "nobody (no one to rob)"}</option>`).join("");
+}
+
+function controlClicked(button) {
+  const me = S.session.player;
+  switch (button.dataset.do) {
+    case "roll": return post({ type: "roll_dice", player: me });
+    case "roll-entered":
+      return post({ type: "roll_dice", player: me,
+        dice: [Number($("die-1").value), Number($("die-2").value)] });
+    case "discard": return post({ type: "discard", player: me, cards: readSteppers("discard") });
+    case "robber": {
+      const action = { type: "move_robber", player: me, hex: $("robber-hex").value.split(",").map(Number) };
+      const victim = $("robber-victim").value;
+      if (victim) {
+        action.victim = victim;
+        if ($("robber-card").value) action.stolen = $("robber-card").value;
+      }
+      return post(action);
+    }
+    case "build": {
+      const type = button.dataset.type;
+      const key = $(`spot-${type}`).value;
+      const found = S.actions.actions.find((a) => a.type === type && (a.vertex || a.edge).join(",") === key);
+      return found ? post(found) : undefined;
+    }
+    case "buy": {
+      const action = { type: "buy_development_card", player: me };
+      if ($("buy-card").value) action.card = $("buy-card").value;
+      return post(action);
+    }
+    case "monopoly": return post({ type: "play_monopoly", player: me, resource: $("monopoly").value });
+    case "plenty":
+      return post({ type: "play_year_of_plenty", player: me, resources: $("plenty").value.split("+") });
+    case "maritime":
+      return post({ type: "maritime_trade", player: me, give: $("sea-give").value, get: $("sea-get").value });
+    case "domestic":
+      return post({ type: "domestic_trade", player: me, partner: $("trade-partner").value,
+        give: readSteppers("trade-give"), get: readSteppers("trade-get") });
+    case "simple": return post({ type: button.dataset.type, player: me });
+    default: return undefined;
+  }
+}
+
+// -- wiring ----------------------------------------------------------------------------------
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("bind-form").addEventListener("submit", bindDevice);
+  $("unbind").addEventListener("click", unbindDevice);
+  $("undo").addEventListener("click", async () => {
+    say("");
+    try {
+      await api("/api/undo", { method: "POST" });
+      say("Undone.", true);
+    } catch (err) {
+      say(err.message);
+    }
+  });
+  $("controls").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-do]");
+    if (button) controlClicked(button);
+  });
+  const spots = $("board-spots");
+  spots.addEventListener("click", (e) => spotActivated(e.target));
+  spots.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      spotActivated(e.target);
+    }
+  });
+  boot();
+});
