@@ -54,9 +54,8 @@ from companion.setup_check import (
     check_board,
     check_layout,
     chip_constraints,
-    corner_hexes,
-    spiral_numbers,
 )
+from companion.spiral import corner_hexes, spiral_numbers
 
 SPIRAL_RULES = frozenset({"BASE-SPIRAL", "X56-SPIRAL"})
 _EMPTY: frozenset[int] = frozenset()

@@ -38,6 +38,7 @@ from typing import Any
 from companion.board import (
     PIPS,
     SIDES,
+    TERRAIN_RESOURCE,
     Board,
     Harbor,
     Hex,
@@ -86,6 +87,12 @@ _STEP_BUDGET = 2000
 _ORDER_BITS = 8
 #: Total attempts before giving up on a spec that cannot be satisfied.
 _MAX_TERRAIN_TRIES = 2000
+
+#: Pips by chip value (index 0 = no chip), and whether a value is red, as lists for speed.
+_PIP: list[int] = [PIPS.get(n, 0) for n in range(13)]
+_IS_RED: list[bool] = [n in RED_NUMBERS for n in range(13)]
+#: The terrain that a 2:1 harbour's resource comes from.
+_KIND_TERRAIN: dict[str, Terrain] = {r.value: t for t, r in TERRAIN_RESOURCE.items()}
 
 _PRODUCING = frozenset(
     {Terrain.FOREST, Terrain.PASTURE, Terrain.FIELDS, Terrain.HILLS, Terrain.MOUNTAINS}
@@ -161,6 +168,10 @@ class _Plan:
                 f"{len(self.variable)} free places on the frame"
             )
         self.terrain_bag = bag
+        self.terrain_counts = {t: k for t, k in pool.items() if k > 0}
+        kinds = sorted(self.terrain_counts)
+        order_rng = random.Random(len(kinds))
+        self.terrain_orders = [order_rng.sample(kinds, len(kinds)) for _ in range(1 << _ORDER_BITS)]
         self.chip_counts = chips
         self.chip_values = sorted(v for v, k in chips.items() if k > 0)
         # random.sample per backtracking step dominated the run time; drawing one of a fixed
@@ -171,7 +182,9 @@ class _Plan:
             for _ in range(1 << _ORDER_BITS)
         ]
         self.neighbours = geo.neighbours
-        self.corners = geo.corner_hexes
+        self.corner_triples = [c for c in geo.corner_hexes if len(c) == 3]
+        self.corner_pairs = [c for c in geo.corner_hexes if len(c) == 2]
+        self.sites = None if spec.harbor_sites is None else list(spec.harbor_sites)
         self.chip_rules = [r for r in spec.rules if RULES[r].constraints is not None]
         self.robber_rules = [r for r in spec.rules if RULES[r].robber_targets is not None]
         self.harbour_kinds = [k for k, c in sorted(spec.harbor_kinds.items()) for _ in range(c)]
@@ -213,8 +226,8 @@ def generate_board(spec: SetupSpec, seed: int | None = None, balance: str = "fai
     fair = balance != "none"
     strict = balance == "tournament"
     for attempt in range(1, _MAX_TERRAIN_TRIES + 1):
-        terrain = _shuffle_terrain(plan, rng)
-        if fair and _largest_clump(plan.neighbours, terrain) > 2:
+        terrain = _spread_terrain(plan, rng) if fair else _shuffle_terrain(plan, rng)
+        if terrain is None:
             continue
         lay = Layout(spec, plan.geo, terrain, [NO_CHIP] * plan.n)
         cons = chip_constraints(lay, plan.chip_rules)
@@ -247,6 +260,50 @@ def _shuffle_terrain(plan: _Plan, rng: random.Random) -> list[Terrain]:
     for i, t in zip(plan.variable, bag, strict=True):
         terrain[i] = t
     return terrain
+
+
+def _spread_terrain(plan: _Plan, rng: random.Random) -> list[Terrain] | None:
+    """Terrain laid hex by hex (randomized backtracking) so that no three hexes of one
+    producing terrain or gold connect; None if the step budget runs out."""
+    terrain: list[Terrain | None] = [None] * plan.n
+    for i, (t, _) in plan.fixed.items():
+        terrain[i] = t
+    counts = dict(plan.terrain_counts)
+    orders = plan.terrain_orders
+    getrandbits = rng.getrandbits
+    neighbours = plan.neighbours
+    free = plan.variable
+    end = len(free)
+    budget = [_STEP_BUDGET]
+
+    def fits(i: int, t: Terrain) -> bool:
+        if t not in _CLUMPING:
+            return True
+        same = [j for j in neighbours[i] if terrain[j] is t]
+        if len(same) >= 2:
+            return False
+        # One neighbour of the same terrain: it must not already have another.
+        return not same or not any(k != i and terrain[k] is t for k in neighbours[same[0]])
+
+    def place(k: int) -> bool:
+        if k == end:
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        i = free[k]
+        for t in orders[getrandbits(_ORDER_BITS)]:
+            if not counts[t] or not fits(i, t):
+                continue
+            terrain[i] = t
+            counts[t] -= 1
+            if place(k + 1):
+                return True
+            terrain[i] = None
+            counts[t] += 1
+        return False
+
+    return terrain if place(0) else None  # type: ignore[return-value]
 
 
 def _largest_clump(neighbours: Sequence[Sequence[int]], terrain: Sequence[Terrain]) -> int:
@@ -325,13 +382,28 @@ def _place_chips(
             return False
         i = slots[k]
         bad = forbidden[i]
+        partners = red_partners[i]
+        around = neighbours[i]
         for v in orders[getrandbits(_ORDER_BITS)]:
             if not counts[v] or v in bad:
                 continue
-            if v in RED_NUMBERS and any(numbers[j] in RED_NUMBERS for j in red_partners[i]):
-                continue
-            if apart and any(numbers[j] == v for j in neighbours[i]):
-                continue
+            # Plain loops: generator expressions cost more than the tests they run here.
+            if _IS_RED[v]:
+                clash = False
+                for j in partners:
+                    if _IS_RED[numbers[j]]:
+                        clash = True
+                        break
+                if clash:
+                    continue
+            if apart:
+                clash = False
+                for j in around:
+                    if numbers[j] == v:
+                        clash = True
+                        break
+                if clash:
+                    continue
             numbers[i] = v
             counts[v] -= 1
             if place(k + 1):
@@ -353,29 +425,19 @@ def _mean_pips(terrain: Sequence[Terrain], numbers: Sequence[int]) -> dict[Terra
     return {t: total[t] / count[t] for t in total}
 
 
-def _corner_pips(
-    plan: _Plan, terrain: Sequence[Terrain], numbers: Sequence[int]
-) -> tuple[int, int]:
-    """(best corner pips, worst pips among corners between three producing hexes)."""
-    best, worst = 0, 99
-    for corner in plan.corners:
-        pips = 0
-        producing = 0
-        for i in corner:
-            if terrain[i] in _CLUMPING:
-                pips += PIPS.get(numbers[i], 0)
-                producing += 1
-        best = max(best, pips)
-        if producing == 3:
-            worst = min(worst, pips)
-    return best, (worst if worst != 99 else 0)
-
-
 def _corners_ok(plan: _Plan, terrain: Sequence[Terrain], numbers: Sequence[int]) -> bool:
-    best, worst = _corner_pips(plan, terrain, numbers)
-    return (
-        best <= TOURNAMENT_LIMITS["max_corner"] and worst >= TOURNAMENT_LIMITS["min_inland_corner"]
-    )
+    """No corner above the tournament maximum, no inland corner below its minimum."""
+    p = [_PIP[n] for n in numbers]
+    top = TOURNAMENT_LIMITS["max_corner"]
+    low = TOURNAMENT_LIMITS["min_inland_corner"]
+    for a, b, c in plan.corner_triples:
+        pips = p[a] + p[b] + p[c]
+        if pips > top:
+            return False
+        inland = terrain[a] in _CLUMPING and terrain[b] in _CLUMPING and terrain[c] in _CLUMPING
+        if pips < low and inland:
+            return False
+    return all(p[a] + p[b] <= top for a, b in plan.corner_pairs)
 
 
 def _legal_at(
@@ -389,7 +451,7 @@ def _legal_at(
     v = numbers[i]
     if v in forbidden[i]:
         return False
-    if v in RED_NUMBERS and any(numbers[j] in RED_NUMBERS for j in red_partners[i]):
+    if _IS_RED[v] and any(_IS_RED[numbers[j]] for j in red_partners[i]):
         return False
     return not any(numbers[j] == v for j in neighbours[i])
 
@@ -408,31 +470,38 @@ def _even_out(
     poorest resource that leaves the smallest spread. ``numbers`` is changed in place.
     """
     limit = TOURNAMENT_LIMITS["pip_spread"]
-    by_terrain: dict[Terrain, list[int]] = {}
+    groups: dict[Terrain, list[int]] = {}
     for i, t in enumerate(terrain):
         if t in _PRODUCING:
-            by_terrain.setdefault(t, []).append(i)
-    if not by_terrain:
+            groups.setdefault(t, []).append(i)
+    members = list(groups.values())
+    if not members:
         return True
-    totals = {t: sum(PIPS.get(numbers[i], 0) for i in ix) for t, ix in by_terrain.items()}
+    sizes = [len(m) for m in members]
+    totals = [sum(_PIP[numbers[i]] for i in m) for m in members]
+    kinds = range(len(members))
     for _ in range(8):
-        means = {t: totals[t] / len(by_terrain[t]) for t in totals}
-        rich = max(means, key=means.__getitem__)
-        poor = min(means, key=means.__getitem__)
+        means = [totals[k] / sizes[k] for k in kinds]
+        rich = max(kinds, key=means.__getitem__)
+        poor = min(kinds, key=means.__getitem__)
         spread = means[rich] - means[poor]
         if spread <= limit:
             return True
-        best: tuple[float, int, int] | None = None
-        for i in by_terrain[rich]:
-            for j in by_terrain[poor]:
-                moved = PIPS.get(numbers[i], 0) - PIPS.get(numbers[j], 0)
+        others = [means[k] for k in kinds if k != rich and k != poor]
+        hi = max(others, default=-1.0e9)
+        lo = min(others, default=1.0e9)
+        best = spread
+        pick: tuple[int, int] | None = None
+        for i in members[rich]:
+            pi = _PIP[numbers[i]]
+            for j in members[poor]:
+                moved = pi - _PIP[numbers[j]]
                 if moved <= 0:
                     continue
-                new_means = dict(means)
-                new_means[rich] -= moved / len(by_terrain[rich])
-                new_means[poor] += moved / len(by_terrain[poor])
-                new_spread = max(new_means.values()) - min(new_means.values())
-                if new_spread >= spread or (best is not None and new_spread >= best[0]):
+                new_rich = means[rich] - moved / sizes[rich]
+                new_poor = means[poor] + moved / sizes[poor]
+                new_spread = max(hi, new_rich, new_poor) - min(lo, new_rich, new_poor)
+                if new_spread >= best:
                     continue
                 numbers[i], numbers[j] = numbers[j], numbers[i]
                 ok = _legal_at(i, numbers, forbidden, red_partners, plan.neighbours) and _legal_at(
@@ -440,41 +509,59 @@ def _even_out(
                 )
                 numbers[i], numbers[j] = numbers[j], numbers[i]
                 if ok:
-                    best = (new_spread, i, j)
-        if best is None:
+                    best, pick = new_spread, (i, j)
+        if pick is None:
             return False
-        _, i, j = best
-        moved = PIPS.get(numbers[i], 0) - PIPS.get(numbers[j], 0)
+        i, j = pick
+        moved = _PIP[numbers[i]] - _PIP[numbers[j]]
         numbers[i], numbers[j] = numbers[j], numbers[i]
         totals[rich] -= moved
         totals[poor] += moved
     return False
 
 
-def _own_resource(
-    plan: _Plan, terrain: Sequence[Terrain], site: tuple[Hex, str], kind: str
-) -> bool:
-    if kind == "3:1":
-        return False
-    return any(terrain[i].resource == Resource(kind) for i in plan.harbour_hexes(site[0], site[1]))
-
-
 def _place_harbours(
     plan: _Plan, terrain: Sequence[Terrain], rng: random.Random, avoid_own: bool
 ) -> list[Harbor] | None:
-    sites = list(plan.spec.harbor_sites) if plan.spec.harbor_sites is not None else None
+    """The spec's harbour kinds on its sites (or on random coast sides), shuffled; with
+    ``avoid_own`` no 2:1 harbour touches a hex of its own resource (None if impossible)."""
+    sites = plan.sites
     if sites is None:
         sites = _random_sites(plan, terrain, rng, len(plan.harbour_kinds))
         if sites is None:
             return None
     kinds = plan.harbour_kinds[:]
-    for _ in range(50):
-        rng.shuffle(kinds)
-        if not avoid_own or not any(
-            _own_resource(plan, terrain, s, k) for s, k in zip(sites, kinds, strict=True)
-        ):
-            return [Harbor(h[0], h[1], side, k) for (h, side), k in zip(sites, kinds, strict=True)]
-    return None
+    rng.shuffle(kinds)
+    if avoid_own:
+        touching = [{terrain[i] for i in plan.harbour_hexes(h, side)} for h, side in sites]
+        if not _repair_kinds(kinds, touching, rng):
+            return None
+    return [Harbor(h[0], h[1], side, k) for (h, side), k in zip(sites, kinds, strict=True)]
+
+
+def _repair_kinds(kinds: list[str], touching: list[set[Terrain]], rng: random.Random) -> bool:
+    """Swap kinds between sites until no 2:1 harbour touches its own resource's terrain.
+
+    Each offending site trades with the first site (from a random one on) where both kinds
+    fit; a site already passed keeps a fitting kind, so one pass is enough.
+    """
+    n = len(kinds)
+
+    def fits(kind: str, site: int) -> bool:
+        return _KIND_TERRAIN.get(kind) not in touching[site]
+
+    for a in range(n):
+        if fits(kinds[a], a):
+            continue
+        start = rng.randrange(n)
+        for off in range(n):
+            b = (start + off) % n
+            if b != a and fits(kinds[b], a) and fits(kinds[a], b):
+                kinds[a], kinds[b] = kinds[b], kinds[a]
+                break
+        else:
+            return False
+    return True
 
 
 def _random_sites(

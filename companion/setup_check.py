@@ -861,13 +861,13 @@ def spiral_mismatch(lay: Layout) -> tuple[Hex | None, list[int]]:
     deserts = [h for h, t in zip(lay.geo.hexes, lay.terrain, strict=True) if t == Terrain.DESERT]
     if len(land) - len(deserts) != len(values):
         return None, [i for i, t in enumerate(lay.terrain) if t.is_land]
-    best: tuple[Hex | None, list[int]] = (None, list(range(len(lay.geo.hexes))))
+    best: tuple[Hex | None, list[int]] | None = None
     for start in corner_hexes(land):
         laid = spiral_numbers(land, start, deserts, values)
         diff = [i for i, h in enumerate(lay.geo.hexes) if lay.numbers[i] != laid.get(h, NO_CHIP)]
-        if len(diff) < len(best[1]):
+        if best is None or len(diff) < len(best[1]):
             best = (start, diff)
-    return best
+    return best if best is not None else (None, [])
 
 
 def _register_spiral(rule_id: str) -> None:

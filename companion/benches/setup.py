@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from typing import Any
@@ -68,16 +69,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def measure(spec: SetupSpec, boards: int, balance: str) -> dict[str, Any]:
-    """Generate ``boards`` boards (seeds 0..boards-1) and time it."""
-    start = time.perf_counter()
+    """Generate ``boards`` boards (seeds 0..boards-1) and time it.
+
+    Both wall-clock and CPU time of this process are reported: on a busy machine the wall
+    figure drops with the load while the CPU figure stays close to what one free core does.
+    """
+    start, cpu_start = time.perf_counter(), time.process_time()
     attempts = 0
     for seed in range(boards):
         attempts += generate_board(spec, seed, balance).attempts
     elapsed = time.perf_counter() - start
+    cpu = max(time.process_time() - cpu_start, 1e-9)
     return {
         "boards": boards,
         "seconds": round(elapsed, 4),
+        "cpu_seconds": round(cpu, 4),
         "boards_per_s": round(boards / elapsed, 1),
+        "boards_per_cpu_s": round(boards / cpu, 1),
         "mean_terrain_layouts_tried": round(attempts / boards, 2),
     }
 
@@ -92,20 +100,27 @@ def run(args: argparse.Namespace) -> int:
         results[name] = measure(spec, args.boards, args.balance)
     doc = {
         "balance": args.balance,
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "cases": results,
         "goal_base_boards_per_s": GOAL_BASE_PER_S,
-        "goal_met": results["base"]["boards_per_s"] >= GOAL_BASE_PER_S,
+        # Judged on CPU time: the goal is for one core, and other work on a shared machine
+        # takes wall-clock time from this process without making the generator slower.
+        "goal_met": results["base"]["boards_per_cpu_s"] >= GOAL_BASE_PER_S,
     }
     if args.json:
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
     else:
-        print(f"bench setup, balance {args.balance}, one core:")
+        print(
+            f"bench setup, balance {args.balance}, one core "
+            f"(load average {doc['load_average_1min']}):"
+        )
         for name, r in results.items():
             print(
-                f"  {name:<15} {r['boards_per_s']:>9.1f} boards/s  ({r['boards']} boards in "
-                f"{r['seconds']:.2f} s, {r['mean_terrain_layouts_tried']} layouts tried each)"
+                f"  {name:<15} {r['boards_per_s']:>9.1f} boards/s wall, "
+                f"{r['boards_per_cpu_s']:>9.1f} per CPU second  ({r['boards']} boards, "
+                f"{r['mean_terrain_layouts_tried']} layouts tried each)"
             )
         verdict = "met" if doc["goal_met"] else "NOT met"
-        print(f"  goal {GOAL_BASE_PER_S:.0f} base boards/s: {verdict}")
+        print(f"  goal {GOAL_BASE_PER_S:.0f} base boards per CPU second: {verdict}")
     return 0
