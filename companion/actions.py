@@ -107,6 +107,9 @@ class RollDice(Action):
 
     type: ClassVar[str] = "roll_dice"
     dice: tuple[int, int] | None = None
+    #: where the roll came from: "button", "tower", "host", "manual" (typed in), or None for
+    #: the engine's own generator; journaled with the roll, ignored by the rules.
+    source: str | None = None
 
 
 @dataclass(frozen=True)

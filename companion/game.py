@@ -1157,6 +1157,8 @@ class Game:
         self.last_roll = a.dice
         total = a.dice[0] + a.dice[1]
         event: Event = {"type": "rolled", "player": a.player, "dice": list(a.dice), "total": total}
+        if a.source is not None:
+            event["source"] = a.source
         if total != 7:
             self.phase = Phase.MAIN
             event.update(self._produce(total))
