@@ -413,12 +413,13 @@ class Bridge:
                 return EndTurn(who)
         raise BridgeError(f"no translation for {a.action_type}")
 
-    def step(self, a: CatAction) -> tuple[Action, list[dict[str, Any]]]:
-        """Carry out ``a`` (one of catanatron's playable actions) in both engines.
+    def step(self, a: CatAction, offered: bool = True) -> tuple[Action, list[dict[str, Any]]]:
+        """Carry out ``a`` in both engines; return our resolved action and our events.
 
-        Returns our resolved action and our engine's events.
+        ``a`` is one of catanatron's offers, or (``offered=False``) an offer with its outcome
+        chosen by a test, such as a roll with given dice or a purchase of a given card.
         """
-        done = self.cat.execute(a)
+        done = self.cat.execute(a, validate_action=offered)
         ours = self.translate(done)
         events = self.ours.apply(ours)
         match ours:
@@ -435,6 +436,21 @@ class Bridge:
             return False
         held = self.dev_hand(self.seat(a.color))[DEV_CARDS.index(card)]
         return held - self.bought[card] <= 0
+
+    def deal(self, seat: int, cards: Cards) -> None:
+        """Move ``cards`` from the bank to ``seat``'s hand in both engines (tests set up hands
+        this way, so bank + hands stays 19 of each resource)."""
+        from catanatron.models.actions import generate_playable_actions
+
+        bank = self.state.resource_freqdeck
+        for i, n in enumerate(cards.counts):
+            if bank[i] < n or self.ours.bank[i] < n:
+                raise BridgeError(f"the bank has fewer than {n} {RESOURCES[i].value}")
+            bank[i] -= n
+            self.state.player_state[f"P{seat}_{CAT_RESOURCES[i]}_IN_HAND"] += n
+            self.ours.bank[i] -= n
+            self.ours.hands[seat][i] += n
+        self.state.playable_actions = generate_playable_actions(self.state)
 
     def give_shortage(self, seat: int, r: Resource, n: int) -> None:
         """Pay ``n`` cards of ``r`` from catanatron's bank to ``seat``: RULES.md 1.6.5's exception

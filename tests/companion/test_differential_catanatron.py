@@ -45,7 +45,7 @@ from catanatron_bridge import (  # noqa: E402
     port_vertices,
     road_length,
 )
-from conftest import V, build_roads, corner_path, roll  # noqa: E402
+from conftest import V, build_roads, corner_path, fixed_board, roll  # noqa: E402
 
 from companion.actions import (  # noqa: E402
     Action,
@@ -53,6 +53,7 @@ from companion.actions import (  # noqa: E402
     BuildRoad,
     BuildSettlement,
     BuyDevelopmentCard,
+    Cards,
     Discard,
     EndTurn,
     MaritimeTrade,
@@ -70,6 +71,7 @@ from companion.board import (  # noqa: E402
     Resource,
     Terrain,
     base_frame,
+    vertex_hexes,
 )
 from companion.game import COST_ROAD, Game, IllegalAction, Phase, Rules  # noqa: E402
 from companion.layouts import random_board  # noqa: E402
@@ -82,6 +84,10 @@ TURN_CAP = 400
 RULES = Rules(trade_after_build=True)
 
 PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
+
+BOUGHT_THIS_TURN = "refused: play of a card bought this turn (1.10.2)"
+ONE_CARD_PLENTY = "refused: one-card Year of Plenty while the bank has 2 cards (1.10.4)"
+SHORTAGE = "shortage paid to the sole owed player (1.6.5)"
 
 
 class Mismatch(AssertionError):
@@ -133,10 +139,10 @@ def excluded(run: Run, a: object) -> str | None:
     """Why catanatron's offer ``a`` breaks RULES.md, or None (the random player may pick it)."""
     b = run.bridge
     if b.bought_this_turn(a):  # type: ignore[arg-type]
-        return "play of a card bought this turn (1.10.2)"
+        return BOUGHT_THIS_TURN
     one_card = a.action_type == ActionType.PLAY_YEAR_OF_PLENTY and len(a.value) == 1  # type: ignore
     if one_card and sum(b.bank()) >= 2:
-        return "one-card Year of Plenty (1.10.4)"
+        return ONE_CARD_PLENTY
     return None
 
 
@@ -316,7 +322,7 @@ def settle_shortage(run: Run, events: list[dict]) -> None:
             f"shortage of {name}: catanatron did not simply withhold {color}'s {n}",
         )
         b.give_shortage(p, r, n)
-        run.seen["shortage paid to the sole owed player (1.6.5)"] += 1
+        run.seen[SHORTAGE] += 1
 
 
 def finished(run: Run) -> bool:
@@ -349,13 +355,16 @@ def finished(run: Run) -> bool:
     return True
 
 
-def advance(run: Run, choice: CatAction) -> tuple[Action, list[dict]]:
-    """Carry out catanatron's offer ``choice`` in both engines and compare the states."""
+def advance(run: Run, choice: CatAction, offered: bool = True) -> tuple[Action, list[dict]]:
+    """Carry out catanatron's offer ``choice`` in both engines and compare the states.
+
+    ``offered=False`` lets a test choose an outcome (see :meth:`Bridge.step`).
+    """
     b = run.bridge
     if choice.action_type == ActionType.BUILD_SETTLEMENT:
         note_cut(run, b.translate(choice))
     try:
-        action, events = b.step(choice)
+        action, events = b.step(choice, offered)
     except IllegalAction as exc:
         raise run.fail(f"our engine refuses {choice}: {exc}") from None
     run.steps += 1
@@ -371,10 +380,15 @@ def offers(run: Run) -> list[CatAction]:
     # catanatron builds some offers from sets of strings, whose order changes with
     # PYTHONHASHSEED: sorting keeps a seed's game the same in every process.
     offered = sorted(run.bridge.state.playable_actions, key=repr)
-    allowed = [a for a in offered if excluded(run, a) is None]
-    refused = [a for a in offered if excluded(run, a) is not None]
+    allowed, refused = [], []
+    for a in offered:
+        why = excluded(run, a)
+        if why is None:
+            allowed.append(a)
+        else:
+            refused.append(a)
+            run.seen[why] += 1
     check_offers(run, allowed, refused)
-    run.seen["offer refused by RULES.md"] += len(refused)
     return allowed
 
 
@@ -440,7 +454,7 @@ def test_the_games_exercise_every_action_and_every_known_difference(
     assert seen["won"] >= len(SEEDS) // 2, f"too few games reached a winner: {seen}"
     # The shortage exception is rare in random games: test_a_shortage_... plays it.
     for difference in (
-        "offer refused by RULES.md",
+        BOUGHT_THIS_TURN,
         "cut",
         "road length: catanatron misses a segment into a building",
     ):
@@ -465,19 +479,13 @@ def test_the_catanatron_map_is_our_board(seed: int) -> None:
         assert tile.number == mine.number
         # A tile's corners, by catanatron, are the corners of our hex.
         assert {nodes[n] for n in tile.nodes.values()} == {
-            v for v in ours.topology.vertices if cube_to_hex(coord) in _hexes_of(v)
+            v for v in ours.topology.vertices if cube_to_hex(coord) in vertex_hexes(v)
         }
     by_kind: dict[str | None, set] = {}
     for h in board.harbors:
         key = None if h.kind == "3:1" else CAT_RESOURCE[Resource(h.kind)]
         by_kind.setdefault(key, set()).update(h.vertices)
     assert port_vertices(cmap) == by_kind
-
-
-def _hexes_of(v) -> set:
-    from companion.board import vertex_hexes
-
-    return set(vertex_hexes(v))
 
 
 def test_catanatron_sides_between_land_corners_are_our_sides() -> None:
@@ -535,3 +543,120 @@ def test_translated_roads_are_canonical_sides() -> None:
         road = b.translate(a)
         assert isinstance(road, BuildRoad)
         assert road.edge in b.ours.topology.edge_index
+
+
+# -- directed games: the known differences that random games seldom meet ----------------------
+
+#: The one ore hex with chip 10 on conftest's fixed board.
+ORE_10 = (0, -2)
+
+
+def found_on_fixed_board(seed: int) -> Run:
+    """The founding phase in lockstep on conftest's fixed board.
+
+    The first player's first settlement goes on (0,-1,N) beside ORE_10; every other settlement
+    goes on the first corner offered that does not touch ORE_10, every road on the first side.
+    """
+    run = start(fixed_board(), seed)
+    b, g = run.bridge, run.game
+    first = b.colors[0]
+    while g.phase in (Phase.FOUNDING_SETTLEMENT, Phase.FOUNDING_ROAD):
+        choices = offers(run)
+        choice = choices[0]
+        if g.phase == Phase.FOUNDING_SETTLEMENT:
+            spots = {b.translate(a).vertex: a for a in choices}  # type: ignore[attr-defined]
+            if actor(g) == first and g.settlements_left[0] == g.rules.settlements:
+                choice = spots[V(0, -1, "N")]
+            else:
+                choice = next(a for v, a in spots.items() if ORE_10 not in vertex_hexes(v))
+        advance(run, choice)
+    return run
+
+
+def offer(run: Run, kind: type) -> CatAction:
+    """catanatron's first offer (allowed by RULES.md) that is our action ``kind``."""
+    for a in offers(run):
+        if a.action_type != ActionType.DISCARD and isinstance(run.bridge.translate(a), kind):
+            return a
+    raise AssertionError(f"catanatron offers no {kind.__name__}")
+
+
+def roll_dice(run: Run, dice: tuple[int, int]) -> list[dict]:
+    roll = offer(run, RollDice)
+    return advance(run, CatAction(roll.color, ActionType.ROLL, dice), offered=False)[1]
+
+
+def test_a_shortage_with_one_owed_player_pays_them_the_rest() -> None:
+    """RULES.md 1.6.5: the first player's city on ORE_10 is owed 2 ore, the bank holds 1.
+
+    We pay the 1 card; catanatron pays nothing; the test recognises exactly that difference.
+    """
+    run = found_on_fixed_board(seed=3)
+    b, g = run.bridge, run.game
+    roll_dice(run, (1, 1))
+    b.deal(0, Cards.of(grain=2, ore=3))
+    check_state(run)
+    city = offer(run, BuildCity)
+    assert b.translate(city).vertex == V(0, -1, "N")  # type: ignore[attr-defined]
+    advance(run, city)
+    ore = RESOURCES.index(Resource.ORE)
+    b.deal(1, Cards.of(ore=g.bank[ore] - 1))
+    check_state(run)
+    advance(run, offer(run, EndTurn))
+    before = g.hands[0][ore]
+    events = roll_dice(run, (4, 6))
+    assert events[0]["shortage"] == ["ore"]
+    assert g.hands[0][ore] == b.hand(0)[ore] == before + 1
+    assert g.bank[ore] == b.bank()[ore] == 0
+    assert run.seen[SHORTAGE] == 1
+
+
+def test_a_card_bought_this_turn_is_offered_by_catanatron_and_refused_by_us() -> None:
+    """RULES.md 1.10.2: catanatron 3.2.1 offers the knight just bought; we refuse it, and
+    accept it on the buyer's next turn."""
+    run = found_on_fixed_board(seed=4)
+    b, g = run.bridge, run.game
+    buyer = b.colors[0]
+    roll_dice(run, (1, 1))
+    b.deal(0, Cards.of(wool=1, grain=1, ore=1))
+    buy = offer(run, BuyDevelopmentCard)
+    advance(run, CatAction(buy.color, buy.action_type, "KNIGHT"), offered=False)
+    knight = CatAction(buy.color, ActionType.PLAY_KNIGHT_CARD, None)
+    assert knight in b.state.playable_actions
+    assert excluded(run, knight) == BOUGHT_THIS_TURN
+    assert not g.is_legal(PlayKnight(buyer))
+    assert knight not in offers(run)
+    for _ in range(len(b.colors)):
+        advance(run, offer(run, EndTurn))
+        if g.current_player != buyer:
+            roll_dice(run, (1, 1))
+    assert knight in offers(run)
+    advance(run, knight)
+    assert g.knights[0] == b.knights(0) == 1
+
+
+def test_a_one_card_year_of_plenty_is_refused_while_the_bank_has_two_cards() -> None:
+    """RULES.md 1.10.4: with 1 lumber and no brick left in the bank, catanatron offers the
+    lone lumber as a one-card Year of Plenty; we take exactly 2 cards while the bank has 2."""
+    run = found_on_fixed_board(seed=5)
+    b, g = run.bridge, run.game
+    roll_dice(run, (1, 1))
+    b.deal(0, Cards.of(wool=1, grain=1, ore=1))
+    buy = offer(run, BuyDevelopmentCard)
+    advance(run, CatAction(buy.color, buy.action_type, "YEAR_OF_PLENTY"), offered=False)
+    for _ in range(len(b.colors)):
+        advance(run, offer(run, EndTurn))
+        if g.current_player != b.colors[0]:
+            roll_dice(run, (1, 1))
+    roll_dice(run, (1, 1))
+    lumber, brick = RESOURCES.index(Resource.LUMBER), RESOURCES.index(Resource.BRICK)
+    b.deal(1, Cards.of(lumber=g.bank[lumber] - 1, brick=g.bank[brick]))
+    check_state(run)
+    one = CatAction(buy.color, ActionType.PLAY_YEAR_OF_PLENTY, ("WOOD",))
+    assert one in b.state.playable_actions
+    assert excluded(run, one) == ONE_CARD_PLENTY
+    assert not g.is_legal(PlayYearOfPlenty(b.colors[0], (Resource.LUMBER,)))
+    assert one not in offers(run)
+    two = CatAction(buy.color, ActionType.PLAY_YEAR_OF_PLENTY, ("WOOD", "SHEEP"))
+    assert two in offers(run)
+    advance(run, two)
