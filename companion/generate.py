@@ -303,7 +303,9 @@ def _spread_terrain(plan: _Plan, rng: random.Random) -> list[Terrain] | None:
             counts[t] += 1
         return False
 
-    return terrain if place(0) else None  # type: ignore[return-value]
+    if not place(0):
+        return None
+    return [t for t in terrain if t is not None]  # complete: place() laid every free hex
 
 
 def _largest_clump(neighbours: Sequence[Sequence[int]], terrain: Sequence[Terrain]) -> int:
@@ -603,13 +605,14 @@ def _board(
     lay = Layout(spec, plan.geo, terrain, numbers)
     robber = None
     for rid in plan.robber_rules:
-        targets = RULES[rid].robber_targets(lay)  # type: ignore[misc]
+        find = RULES[rid].robber_targets
+        targets = find(lay) if find is not None else []
         if targets:
             robber = targets[0] if len(targets) == 1 else rng.choice(targets)
             break
     pirate_at = spec.params.get("SEA-PIRATE-START", {}).get("hex")
-    pirate = None if pirate_at is None else tuple(pirate_at)
-    return Board(spec.kind, tiles, harbors, robber=robber, pirate=pirate)  # type: ignore[arg-type]
+    pirate: Hex | None = None if pirate_at is None else (int(pirate_at[0]), int(pirate_at[1]))
+    return Board(spec.kind, tiles, harbors, robber=robber, pirate=pirate)
 
 
 def measure(board: Board) -> Balance:

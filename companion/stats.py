@@ -86,7 +86,7 @@ def board_stats(board: Board, players: int | None = None, top: int = 10) -> dict
 
     topo = board.topology
     harbours = _harbour_at(board)
-    corners = []
+    corners: list[dict[str, Any]] = []
     for v in topo.vertices:
         prod = corner_production(board, v)
         if not prod:
