@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import CODE, Server, inspect, make_table
+from web_helpers import CODE, inspect, make_table
 
 from companion.actions import BuildSettlement
 from companion.game import Game
 from companion.table import ApplyAction, Table, Undo
 from web.app import create_app
+from web.server import WebServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -57,9 +58,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Table, Server]]:
+def served(tmp_path: Path) -> Iterator[tuple[Table, WebServer]]:
     table = make_table(tmp_path / "game.sqlite", players=["red", "blue"])
-    server = Server(create_app(table, table_code=CODE, heartbeat=5.0))
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
     yield table, server
     server.close()
     table.stop()
@@ -138,7 +139,7 @@ def _producing_dice(game: Game) -> tuple[int, int]:
 
 
 def test_a_short_game_on_two_phones_and_a_big_screen(
-    browser: Any, served: tuple[Table, Server]
+    browser: Any, served: tuple[Table, WebServer]
 ) -> None:
     table, server = served
     screen = Device(browser, server.url, SCREEN, scheme="dark")
@@ -255,7 +256,7 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
         device.close()
 
 
-def test_event_to_dom_latency(browser: Any, served: tuple[Table, Server]) -> None:
+def test_event_to_dom_latency(browser: Any, served: tuple[Table, WebServer]) -> None:
     """Median time from the Table publishing an update to the page's DOM showing it."""
     table, server = served
     screen = Device(browser, server.url, SCREEN)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -63,19 +62,3 @@ def inspect(table: Table, fn: Any) -> Any:
         return fn(game)
 
     return table.call(Inspect(read))
-
-
-class Server:
-    """The app served by werkzeug on 127.0.0.1, on a free port, in a thread."""
-
-    def __init__(self, app: Any):
-        from werkzeug.serving import make_server
-
-        self._server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._thread.join(5)
