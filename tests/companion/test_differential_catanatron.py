@@ -24,7 +24,10 @@ recognised precisely where it happens and counted, never by loosening a whole co
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -47,6 +50,7 @@ from catanatron_bridge import (  # noqa: E402
 )
 from conftest import V, build_roads, corner_path, fixed_board, roll  # noqa: E402
 
+from companion import cli  # noqa: E402
 from companion.actions import (  # noqa: E402
     Action,
     BuildCity,
@@ -64,6 +68,7 @@ from companion.actions import (  # noqa: E402
     PlayYearOfPlenty,
     RollDice,
 )
+from companion.benches import engine as engine_bench  # noqa: E402
 from companion.board import (  # noqa: E402
     RESOURCES,
     Board,
@@ -660,3 +665,66 @@ def test_a_one_card_year_of_plenty_is_refused_while_the_bank_has_two_cards() -> 
     two = CatAction(buy.color, ActionType.PLAY_YEAR_OF_PLENTY, ("WOOD", "SHEEP"))
     assert two in offers(run)
     advance(run, two)
+
+
+# -- catan-companion bench engine -------------------------------------------------------------
+
+
+def bench_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    engine_bench.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_a_random_game_of_the_bench_ends_with_a_winner_or_at_the_cap() -> None:
+    finished = engine_bench.play_ours(seed=2, players=4, turn_cap=1000)
+    assert finished.phase == Phase.GAME_OVER
+    assert finished.victory_points(finished.winner) >= 10  # type: ignore[arg-type]
+    capped = engine_bench.play_ours(seed=2, players=4, turn_cap=3)
+    assert capped.phase != Phase.GAME_OVER and capped.turn_number == 4
+    again = engine_bench.play_ours(seed=2, players=4, turn_cap=1000)
+    assert again.snapshot() == finished.snapshot()
+
+
+def test_bench_json_is_one_document_with_both_engines(capsys: pytest.CaptureFixture) -> None:
+    assert engine_bench.run(bench_args("--games", "2", "--vs-catanatron", "--json")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["games"] == 2 and doc["players"] == 4
+    for key in ("games_per_s", "catanatron_games_per_s", "mean_actions_per_game"):
+        assert doc[key] > 0
+    assert doc["ratio"] == pytest.approx(doc["games_per_s"] / doc["catanatron_games_per_s"], 0.02)
+    assert doc["goal_met"] == (doc["ratio"] >= engine_bench.GOAL_RATIO)
+
+
+def test_bench_without_catanatron_reports_only_ours(capsys: pytest.CaptureFixture) -> None:
+    assert engine_bench.run(bench_args("--games", "1", "--players", "3", "--json")) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["players"] == 3 and doc["games_per_s"] > 0
+    assert doc["catanatron_games_per_s"] is None and doc["ratio"] is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", "0"], "--games 0"),
+        (["--players", "2"], "--players 2"),
+        (["--players", "5", "--vs-catanatron"], "catanatron plays 3 or 4"),
+        (["--turn-cap", "0"], "--turn-cap 0"),
+    ],
+)
+def test_bench_bad_input_is_named(argv: list[str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        engine_bench.run(bench_args(*argv))
+
+
+def test_bench_without_the_catanatron_package_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "catanatron", None)  # makes the import fail
+    with pytest.raises(ValueError, match="pip install"):
+        engine_bench.run(bench_args("--games", "1", "--vs-catanatron"))
+
+
+def test_the_cli_exits_2_on_a_bad_bench_argument(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["bench", "engine", "--games", "0"]) == 2
+    assert "--games 0" in capsys.readouterr().err
