@@ -569,35 +569,41 @@ def harbours_touch(a: Harbor, b: Harbor) -> bool:
     return bool(set(a.vertices) & set(b.vertices))
 
 
-@register("S9-HARBOUR-PLACE")
-def _s9_harbour_place(lay: Layout) -> list[Violation]:
-    """Each harbour lies on a side between a land hex and the sea (or frame); with parameter
-    ``apart`` (default true) no two harbours share a corner."""
-    out = []
-    for hb in lay.harbors:
-        i = lay.geo.index.get((hb.q, hb.r))
-        other = hex_neighbour((hb.q, hb.r), hb.side)
-        if i is None or not lay.terrain[i].is_land or not _is_sea(lay, other):
-            out.append(
-                Violation(
-                    "S9-HARBOUR-PLACE",
-                    ((hb.q, hb.r),),
-                    f"the {hb.kind} harbour on side {hb.side} of {(hb.q, hb.r)} is not on a coast",
-                )
-            )
-    if lay.params("S9-HARBOUR-PLACE").get("apart", True):
-        for k, a in enumerate(lay.harbors):
-            for b in lay.harbors[k + 1 :]:
-                if harbours_touch(a, b):
-                    out.append(
-                        Violation(
-                            "S9-HARBOUR-PLACE",
-                            ((a.q, a.r), (b.q, b.r)),
+def _register_harbour_place(rule_id: str, doc: str) -> None:
+    def check(lay: Layout) -> list[Violation]:
+        out = []
+        for hb in lay.harbors:
+            i = lay.geo.index.get((hb.q, hb.r))
+            other = hex_neighbour((hb.q, hb.r), hb.side)
+            if i is None or not lay.terrain[i].is_land or not _is_sea(lay, other):
+                where = f"side {hb.side} of {(hb.q, hb.r)}"
+                msg = f"the {hb.kind} harbour on {where} is not between land and sea"
+                out.append(Violation(rule_id, ((hb.q, hb.r),), msg))
+        if lay.params(rule_id).get("apart", True):
+            for k, a in enumerate(lay.harbors):
+                for b in lay.harbors[k + 1 :]:
+                    if harbours_touch(a, b):
+                        msg = (
                             f"harbours at {(a.q, a.r)} {a.side} and {(b.q, b.r)} {b.side} "
-                            "share a corner",
+                            "share a corner"
                         )
-                    )
-    return out
+                        out.append(Violation(rule_id, ((a.q, a.r), (b.q, b.r)), msg))
+        return out
+
+    check.__doc__ = doc
+    register(rule_id)(check)
+
+
+_register_harbour_place(
+    "S9-HARBOUR-PLACE",
+    "Each harbour lies on a side between a land hex and the sea (or frame); with parameter "
+    "``apart`` (default true, our choice) no two harbours share a corner.",
+)
+_register_harbour_place(
+    "S5-HARBOUR-GIFT-PLACE",
+    "The static part of the gift rule: harbours on the coast, not adjacent to each other "
+    "([IS]; parameter ``apart``). Who may place them is the engine's business.",
+)
 
 
 # --- robber and pirate --------------------------------------------------------------------

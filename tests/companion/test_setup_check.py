@@ -480,3 +480,20 @@ def test_drawing_offsets_rows_and_marks_offending_hexes():
     assert indent[0] > indent[1] > indent[2] and indent[2] < indent[3] < indent[4]
     assert text.count("*") == 4  # two hexes, each between two stars
     assert f"{board.tiles[a].number:>2}*" in text
+
+
+def test_gifted_harbours_must_not_touch_s5():
+    spec = replace(
+        SEAFARERS_LIKE, name="t-s5h", rules=(*SEAFARERS_LIKE.rules, "S5-HARBOUR-GIFT-PLACE")
+    )
+    board = generate_board(spec, 7, "none").board
+    assert check_board(board, spec).ok
+    first = board.harbors[0]
+    # A second harbour on the next side of the same hex shares a corner with the first.
+    sides = ("NE", "E", "SE", "SW", "W", "NW")
+    nxt = sides[(sides.index(first.side) + 1) % 6]
+    board.harbors[1] = Harbor(first.q, first.r, nxt, board.harbors[1].kind)
+    violations = [
+        v for v in check_board(board, spec).violations if v.rule == "S5-HARBOUR-GIFT-PLACE"
+    ]
+    assert any("share a corner" in v.message for v in violations)

@@ -8,11 +8,22 @@ from collections import deque
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.board import Board, Terrain, Tile
 from companion.fixes import apply_swaps, suggest_fixes
+from companion.generate import generate_board
 from companion.layouts import random_board
-from companion.setup_check import BASE_SPEC, NO_CHIP, Layout, SetupSpec, check_board, check_layout
+from companion.setup_check import (
+    BASE_SPEC,
+    EXTENSION_SPEC,
+    NO_CHIP,
+    Layout,
+    SetupSpec,
+    check_board,
+    check_layout,
+)
 
 FLOWER = ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 
@@ -176,3 +187,24 @@ def test_each_swap_names_the_rules_it_cures():
         "what": "robber",
         "fixes": ["BASE-ROBBER-START"],
     }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["base", "5-6"]),
+    st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29)), min_size=1, max_size=3),
+)
+def test_damage_by_k_chip_swaps_is_undone_in_at_most_k(seed, kind, damage):
+    spec = BASE_SPEC if kind == "base" else EXTENSION_SPEC
+    board = generate_board(spec, seed, "none").board
+    hexes = sorted(board.tiles)
+    for a, b in damage:
+        ha, hb = hexes[a % len(hexes)], hexes[b % len(hexes)]
+        ta, tb = board.tiles[ha], board.tiles[hb]
+        board.tiles[ha], board.tiles[hb] = Tile(ta.terrain, tb.number), Tile(tb.terrain, ta.number)
+    fix = suggest_fixes(board, spec, max_swaps=3)
+    assert fix.fixed
+    assert len(fix.swaps) <= len(damage)  # undoing the damage is a fix, so none is longer
+    assert all(s.what == "chips" for s in fix.swaps)
+    assert check_board(apply_swaps(board, fix.swaps), spec).ok
