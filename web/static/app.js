@@ -415,10 +415,13 @@ function renderYou() {
   const devHtml = devs.length
     ? devs.map(([c, n]) => `<li class="card dev"><b>${n}</b><span>${esc(DEV_NAMES[c] || c)}</span></li>`).join("")
     : `<li class="small">No development cards.</li>`;
+  const fresh = Object.entries(you.bought_this_turn || {})
+    .map(([c, n]) => `${n} ${DEV_NAMES[c] || c}`);
   const ratios = RESOURCES.filter((r) => you.trade_ratios[r] < 4)
     .map((r) => `${you.trade_ratios[r]}:1 ${r}`);
   $("you").innerHTML = `<ul class="cards" aria-label="your resource cards">${cards}</ul>
     <ul class="cards" aria-label="your development cards">${devHtml}</ul>
+    ${fresh.length ? `<p class="small">Bought this turn (playable from your next turn): ${esc(fresh.join(", "))}.</p>` : ""}
     <p class="small">Victory points with hidden cards: <b>${you.victory_points}</b>.
       Bank trades: ${ratios.length ? esc(ratios.join(", ")) : "4:1"}.</p>`;
 }
@@ -569,6 +572,12 @@ function drawBoard() {
     html += `<g aria-label="robber"><ellipse class="robber" cx="${x}" cy="${y + 0.08}" rx="0.13" ry="0.2"></ellipse>` +
       `<circle class="robber" cx="${x}" cy="${y - 0.17}" r="0.1"></circle></g>`;
   }
+  const pirate = S.board.board.pirate && hexAt.get(`${S.board.board.pirate.q},${S.board.board.pirate.r}`);
+  if (pirate) {
+    html += `<path class="pirate" d="M${pirate.x - 0.3},${pirate.y + 0.1} L${pirate.x + 0.3},${pirate.y + 0.1} ` +
+      `L${pirate.x + 0.18},${pirate.y + 0.28} L${pirate.x - 0.18},${pirate.y + 0.28} Z ` +
+      `M${pirate.x},${pirate.y + 0.1} L${pirate.x},${pirate.y - 0.3} L${pirate.x + 0.22},${pirate.y} Z"></path>`;
+  }
   $("board-dynamic").innerHTML = html;
   const buildings = state.buildings.length;
   $("board-title").textContent = `The board: ${buildings} building${buildings === 1 ? "" : "s"}, ` +
@@ -588,7 +597,8 @@ function drawSpots() {
       const key = a.vertex.join(",");
       const [x, y] = layout.vertices[key];
       const what = a.type === "build_city" ? "Upgrade to a city" : "Build a settlement";
-      html += `<circle class="spot" cx="${x}" cy="${y}" r="0.17" tabindex="0" role="button"
+      // r = 0.3 hex radii: a finger-sized target on a phone; corners are 1.0 apart.
+      html += `<circle class="spot" cx="${x}" cy="${y}" r="0.3" tabindex="0" role="button"
         data-type="${a.type}" data-key="${esc(key)}" aria-label="${what} ${esc(spotName("vertex", key))}"></circle>`;
     } else if (a.type === "build_road") {
       const key = a.edge.join(",");
@@ -605,7 +615,11 @@ function drawSpots() {
     html += `<polygon class="spot-hex" points="${svgPoints(h.points)}" tabindex="0" role="button"
       data-type="move_robber" data-key="${esc(key)}" aria-label="Move the robber to ${esc(hexName(key))}"></polygon>`;
   }
-  group.innerHTML = html;
+  // Redrawing unchanged spots would drop the keyboard focus of someone choosing one.
+  if (group.dataset.html !== html) {
+    group.innerHTML = html;
+    group.dataset.html = html;
+  }
 }
 
 function spotActivated(target) {
@@ -754,7 +768,13 @@ function renderControls() {
   if (byType.end_turn) {
     parts.push(`<div class="row"><button type="button" data-do="simple" data-type="end_turn">End turn</button></div>`);
   }
+  const hadFocus = $("controls-panel").contains(document.activeElement);
   box.innerHTML = parts.join("") || `<p class="small">Nothing for you to do right now.</p>`;
+  // The focused control may be gone: keep keyboard and screen-reader users in the panel.
+  if (hadFocus && !$("controls-panel").contains(document.activeElement)) {
+    const next = box.querySelector("button, select, input, summary");
+    (next || $("controls-panel")).focus();
+  }
   if (byType.move_robber) {
     $("robber-hex").addEventListener("change", updateVictims);
     updateVictims();
