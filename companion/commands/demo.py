@@ -1,0 +1,64 @@
+"""``catan-companion demo``: a whole table on this computer, with nothing to plug in.
+
+Computer players play a game on a generated board; the simulated dice tower rolls and lights
+the producing hexes; the journal is a SQLite file (a temporary one unless ``--journal`` names
+one, which also resumes a game left there). Open the printed address in a browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from companion.host import TableHost, open_or_create
+from companion.layouts import random_board
+
+log = logging.getLogger(__name__)
+
+COLORS = ["red", "blue", "white", "orange", "green", "brown"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=8765, help="web page port (0: any free)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--journal", type=Path, help="journal file (resumed if it exists)")
+    parser.add_argument("--players", type=int, default=4, choices=range(3, 7), metavar="3-6")
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="game speed: 1 is one action a second"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="board and dice seed")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.speed <= 0:
+        raise ValueError("--speed must be a positive number")
+    journal = args.journal
+    if journal is None:
+        journal = Path(tempfile.mkdtemp(prefix="catan-demo-")) / "journal.sqlite"
+    players = COLORS[: args.players]
+    board = random_board(args.players, seed=args.seed)
+    jgame = open_or_create(journal, board, players, args.seed)
+    host = TableHost(jgame, host=args.host, port=args.port, tower_url="sim://demo")
+    try:
+        host.start()
+    except OSError as exc:
+        host.stop()
+        raise ValueError(
+            f"cannot listen on {args.host}:{args.port} ({exc}); try --port 0"
+        ) from None
+    print(f"Catan Companion demo: open {host.url}", flush=True)
+    print(f"table code: {host.table_code}   journal: {journal}", flush=True)
+    host.play_with_bots(pace=1.0 / args.speed, seed=args.seed)
+    # `kill` (SIGTERM) stops as cleanly as Ctrl-C: the journal is closed, the port freed.
+    signal.signal(signal.SIGTERM, lambda *_: host.request_stop())
+    try:
+        host.wait()
+    except KeyboardInterrupt:
+        print("stopping...", file=sys.stderr)
+    finally:
+        host.stop()
+    return 0

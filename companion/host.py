@@ -1,0 +1,152 @@
+"""Everything a table runs around the game: the Table, the web server, the tower, the players.
+
+:class:`TableHost` starts the parts in order and stops them in reverse, and every part that
+fails to start is reported on the page as down while the game goes on without it (a table with
+the tower unplugged still plays with dice typed in on the page).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from companion.actions import RollDice
+from companion.board import Board
+from companion.bots import GreedyBot
+from companion.game import Phase, Rules
+from companion.journal import JournaledGame
+from companion.table import ApplyAction, Inspect, ReportPart, Table
+from companion.tower_link import TowerLink
+
+log = logging.getLogger(__name__)
+
+
+def open_or_create(
+    path: Path, board: Board, players: list[str], seed: int | None, rules: Rules | None = None
+) -> JournaledGame:
+    """Resume the game in ``path`` if it has one, else start a new game there."""
+    if path.exists() and path.stat().st_size > 0:
+        jg = JournaledGame.open(path)
+        if jg.damage is not None:
+            log.warning("%s: %s; continuing after the last good action", path, jg.damage)
+            jg.continue_after_damage()
+        log.info("resumed %s at action %d", path, len(jg.history))
+        return jg
+    return JournaledGame.create(path, board, players, rules, seed)
+
+
+@dataclass
+class TableHost:
+    """The running parts of one table (see the module docstring)."""
+
+    jgame: JournaledGame
+    host: str = "127.0.0.1"
+    port: int = 0
+    tower_url: str | None = None
+    table_code: str | None = None
+    table: Table = field(init=False)
+    server: BaseWSGIServer | None = None
+    tower: Any = None
+    link: TowerLink | None = None
+    _threads: list[threading.Thread] = field(default_factory=list)
+    _stopping: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.table = Table(self.jgame)
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://{self.host}:{self.server.server_port}/"
+
+    def start(self) -> None:
+        self.table.start()
+        self._start_web()
+        self._start_tower()
+
+    def _start_web(self) -> None:
+        from web.app import create_app
+
+        app = create_app(self.table, table_code=self.table_code)
+        self.table_code = app.extensions["catan"].table_code
+        self.server = make_server(self.host, self.port, app, threaded=True)
+        t = threading.Thread(target=self.server.serve_forever, name="web", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _start_tower(self) -> None:
+        if self.tower_url is None:
+            self.table.post(ReportPart("tower", False, "no tower configured: type dice in"))
+            return
+        from firmware_bridge.driver import DiceTower, TowerError
+        from firmware_bridge.leds import LedMap
+
+        try:
+            self.tower = DiceTower(self.tower_url).open()
+            self.tower.set_led_map(LedMap.serpentine(self.jgame.game.board.tiles))
+        except (TowerError, OSError, ValueError) as exc:
+            log.warning("dice tower at %s: %s; the game goes on without it", self.tower_url, exc)
+            self.table.post(ReportPart("tower", False, str(exc)))
+            self.tower = None
+            return
+        self.link = TowerLink(self.table, self.tower)
+        self.link.start()
+
+    def play_with_bots(self, pace: float, seed: int | None = None) -> None:
+        """Let computer players play the game, one action every ``pace`` seconds."""
+        t = threading.Thread(target=self._bots, args=(pace, seed), name="demo-players", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _bots(self, pace: float, seed: int | None) -> None:
+        bot = GreedyBot(seed)
+        while not self._stopping.wait(pace):
+            if self.table.state()["phase"] == Phase.GAME_OVER.value:
+                log.info("the game is over: %s won", self.table.state()["winner"])
+                return
+            try:
+                action = self.table.call(Inspect(bot.choose))
+                if isinstance(action, RollDice):
+                    self._roll(action)
+                else:
+                    self.table.call(ApplyAction(action, source="demo"))
+            except Exception as exc:  # a refused or failed move is logged; the demo goes on
+                log.warning("demo player: %s", exc)
+
+    def _roll(self, action: RollDice) -> None:
+        """Roll with the tower if it answers, else with the host's generator."""
+        if self.link is not None:
+            try:
+                future = self.link.roll()  # the tower rolls, as if its button was pressed
+                if future is not None:
+                    future.result(10)
+                return
+            except Exception as exc:
+                log.warning("dice tower: %s; rolling on the host", exc)
+        self.table.call(ApplyAction(RollDice(action.player, source="host"), source="demo"))
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self.link is not None:
+            self.link.stop()
+        if self.tower is not None:
+            self.tower.close()
+        if self.server is not None:
+            self.server.shutdown()
+        for t in self._threads:
+            t.join(timeout=5)
+        self.table.stop()
+
+    def request_stop(self) -> None:
+        """Ask :meth:`wait` to return (safe from a signal handler)."""
+        self._stopping.set()
+
+    def wait(self) -> None:
+        """Block until :meth:`stop` or Ctrl-C (a timed wait, so the signal gets through)."""
+        while not self._stopping.wait(0.5):
+            pass
