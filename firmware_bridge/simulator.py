@@ -17,6 +17,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from firmware_bridge.protocol import (
     DICE_SHAPE,
@@ -61,6 +62,13 @@ class DeviceState:
     sevens_animated: int = 0
 
 
+class Execution(NamedTuple):
+    boot_id: int
+    seq: int
+    type: int
+    payload: bytes
+
+
 @dataclass
 class _Event:
     type: MsgType
@@ -75,8 +83,8 @@ class SimDevice:
     n_leds: int = 90
     n_player_leds: int = 6
     seed: int | None = None
-    #: execution log for tests and the fault bench: (boot_id, type, payload) per executed command
-    log: list[tuple[int, MsgType, bytes]] = field(default_factory=list)
+    #: every executed (cached) command, for tests and the fault bench
+    log: list[Execution] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Condition()
@@ -270,7 +278,7 @@ class SimDevice:
             return
         result = self._execute(f)
         self.executed += 1
-        self.log.append((self.boot_id, MsgType(f.type) if f.type in MsgType else f.type, f.payload))
+        self.log.append(Execution(self.boot_id, f.seq, int(f.type), f.payload))
         self._last = (f.seq, int(f.type), result)
         self._send(reply, f.seq, result)
 

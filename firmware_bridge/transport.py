@@ -53,13 +53,20 @@ class FaultyTransport:
     corrupted byte never becomes 0x00, so one damaged frame stays one frame.
     """
 
-    def __init__(self, inner: Transport, rate: float, rng: random.Random) -> None:
+    def __init__(
+        self,
+        inner: Transport,
+        rate: float,
+        rng: random.Random,
+        injected: Counter[str] | None = None,
+    ) -> None:
         if not 0.0 <= rate <= 1.0:
             raise ValueError(f"fault rate {rate} is not a probability")
         self.inner = inner
         self.rate = rate
         self.rng = rng
-        self.injected: Counter[str] = Counter()
+        #: pass one Counter to every transport of a run to total the faults over reconnects
+        self.injected: Counter[str] = Counter() if injected is None else injected
         self._rx = FrameSplitter()
         self._rx_ready = bytearray()
         self._tx = FrameSplitter()

@@ -32,6 +32,7 @@
 #include <simavr/avr_spi.h>
 #include <simavr/avr_uart.h>
 #include <simavr/sim_avr.h>
+#include <simavr/sim_cycle_timers.h>
 #include <simavr/sim_elf.h>
 #include <simavr/sim_io.h>
 #include <simavr/sim_irq.h>
@@ -101,6 +102,9 @@ static void open_terminal(void)
     }
 }
 
+static avr_cycle_count_t rx_timer(avr_t *a, avr_cycle_count_t when, void *param);
+static int rx_timer_armed;
+
 static void close_terminal(void)
 {
     unlink(link_path);
@@ -108,18 +112,41 @@ static void close_terminal(void)
     close(slave_fd);
     master_fd = slave_fd = -1;
     host_in_len = 0;
+    avr_cycle_timer_cancel(avr, rx_timer, NULL);
+    rx_timer_armed = 0;
 }
 
 /* ---- UART ---- */
 
+/* simavr hands input bytes to the UART as fast as they are raised; a real line delivers one
+ * every 10 bit times. The bytes from the host are fed at that pace from a cycle timer, so the
+ * firmware sees the timing of a real 115200 baud line. */
+#define CYCLES_PER_BYTE (16000000ULL * 10 / 115200)
+
+static avr_cycle_count_t rx_timer(avr_t *a, avr_cycle_count_t when, void *param)
+{
+    (void)a;
+    (void)param;
+    if (!uart_xon || host_in_len == 0) {
+        rx_timer_armed = 0;
+        return 0;
+    }
+    uint8_t b = host_in[0];
+    memmove(host_in, host_in + 1, --host_in_len);
+    avr_raise_irq(uart_input_irq, b); /* may signal XOFF synchronously */
+    if (host_in_len == 0) {
+        rx_timer_armed = 0;
+        return 0;
+    }
+    return when + CYCLES_PER_BYTE;
+}
+
 static void feed_uart(void)
 {
-    size_t used = 0;
-    while (uart_xon && used < host_in_len) {
-        avr_raise_irq(uart_input_irq, host_in[used++]); /* may signal XOFF synchronously */
+    if (!rx_timer_armed && uart_xon && host_in_len) {
+        rx_timer_armed = 1;
+        avr_cycle_timer_register(avr, CYCLES_PER_BYTE, rx_timer, NULL);
     }
-    memmove(host_in, host_in + used, host_in_len - used);
-    host_in_len -= used;
 }
 
 static void uart_out_hook(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -249,6 +276,7 @@ static int run_command(const char *cmd)
         return 1;
     } else if (!strcmp(cmd, "reset")) {
         avr_reset(avr);
+        rx_timer_armed = 0; /* a reset clears every cycle timer */
         set_button(1);
     } else if (!strcmp(cmd, "unplug")) {
         if (powered) {
@@ -259,6 +287,7 @@ static int run_command(const char *cmd)
         if (!powered) {
             open_terminal();
             avr_reset(avr);
+            rx_timer_armed = 0;
             set_button(1);
             powered = 1;
             /* the MCU was off meanwhile: the simulated clock resumes from now */
