@@ -24,7 +24,8 @@ A scenario plugs in like this (the IDs and parameters come from the scenario fil
     register_spec(SetupSpec(name="s8", ..., rules=("SEA-POOL-HEX", ..., "S8-DESERT-NEIGHBOURS"),
                             params={"S8-ROBBER": {...}}))
 
-and a new kind of rule with ``@register("S2-OUTLINES", repair=frozenset())``.
+and a new kind of rule with ``@register("S2-OUTLINES")`` on a function of a :class:`Layout`
+returning a list of :class:`Violation`.
 
 >>> from companion.layouts import random_board
 >>> report = check_board(random_board(4, seed=3))
@@ -42,15 +43,19 @@ from typing import Any
 
 from companion.board import (
     CHIP_VALUES,
-    NEIGHBOUR_OFFSET,
     Board,
     Harbor,
     Hex,
+    Piece,
     Terrain,
+    Vertex,
     base_frame,
     extension_frame,
     hex_neighbour,
+    hex_neighbours,
+    hex_vertices,
     rows_of,
+    vertex_hexes,
 )
 from companion.layouts import (
     BASE_CHIPS,
@@ -204,27 +209,23 @@ class Geometry:
         self.index: dict[Hex, int] = {h: i for i, h in enumerate(self.hexes)}
         ix = self.index
         self.neighbours: tuple[tuple[int, ...], ...] = tuple(
-            tuple(ix[n] for n in _neighbours(h) if n in ix) for h in self.hexes
+            tuple(ix[n] for n in hex_neighbours(h) if n in ix) for h in self.hexes
         )
         self.pairs: tuple[tuple[int, int], ...] = tuple(
             (i, j) for i, ns in enumerate(self.neighbours) for j in ns if i < j
         )
-        # Corners as the tuple of frame hexes meeting there (1 to 3 of them).
-        corners: set[tuple[int, ...]] = set()
-        for q, r in self.hexes:
-            for a, b in ((0, -1), (1, -1)), ((0, 1), (-1, 1)):
-                tri = [(q, r), (q + a[0], r + a[1]), (q + b[0], r + b[1])]
-                corners.add(tuple(sorted(ix[h] for h in tri if h in ix)))
-        self.corner_hexes: tuple[tuple[int, ...], ...] = tuple(sorted(corners))
+        # Each corner of the frame as the indices of the 1 to 3 frame hexes meeting there.
+        corners: dict[Vertex, tuple[int, ...]] = {}
+        for h in self.hexes:
+            for v in hex_vertices(h):
+                if v not in corners:
+                    corners[v] = tuple(sorted(ix[x] for x in vertex_hexes(v) if x in ix))
+        self.corner_hexes: tuple[tuple[int, ...], ...] = tuple(corners[v] for v in sorted(corners))
 
     @staticmethod
     @functools.lru_cache(maxsize=64)
     def of(hexes: frozenset[Hex]) -> Geometry:
         return Geometry(hexes)
-
-
-def _neighbours(h: Hex) -> list[Hex]:
-    return [(h[0] + dq, h[1] + dr) for dq, dr in NEIGHBOUR_OFFSET.values()]
 
 
 @dataclass
@@ -242,7 +243,7 @@ class Layout:
     harbors: tuple[Harbor, ...] = ()
     robber: Hex | None = None
     pirate: Hex | None = None
-    pieces: tuple[Any, ...] = ()
+    pieces: tuple[Piece, ...] = ()
     players: int | None = None
 
     @classmethod
@@ -265,9 +266,6 @@ class Layout:
 
     def params(self, rule: str) -> Mapping[str, Any]:
         return self.spec.params.get(rule, {})
-
-    def land(self) -> list[int]:
-        return [i for i, t in enumerate(self.terrain) if t.is_land]
 
 
 @dataclass(frozen=True)
