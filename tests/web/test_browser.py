@@ -2,9 +2,11 @@
 
 Two phones (browser contexts bound to red and blue) and a spectator on a big screen play a short
 game through the page: the founding phase by tapping the board (and once by keyboard), a 7
-with the robber and a steal, a production roll, a refused trade, an undo. Screenshots at
-360 px and 1920 px go to artifacts/web/ (gitignored). A second test measures the latency from
-the Table publishing an update to the page showing it.
+with the robber and a steal, a production roll, a refused trade, an undo. A second game, moved
+forward from Python, goes through the remaining controls: bank trade, buying development cards
+(the drawn card entered), Year of Plenty, a discard, the robber by tapping a hex, Monopoly,
+leaving and a wrong code. Screenshots at 360 px and 1920 px go to artifacts/web/ (gitignored).
+A last test measures the latency from the Table publishing an update to the page showing it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 import pytest
 from web_helpers import CODE, inspect, make_table
 
-from companion.actions import BuildSettlement
+from companion.actions import BuildSettlement, EndTurn, MaritimeTrade, RollDice
+from companion.board import Resource
 from companion.game import Game
 from companion.table import ApplyAction, Table, Undo
 from web.app import create_app
@@ -101,6 +104,7 @@ class Device:
     def shot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
+        self.page.evaluate("window.scrollTo(0, 0)")  # else the sticky header lands mid-page
         self.page.screenshot(path=str(path), full_page=True)
         return path
 
@@ -125,17 +129,67 @@ def _best_corner(game: Game) -> str:
     return ",".join(map(str, best))
 
 
-def _producing_dice(game: Game) -> tuple[int, int]:
-    """Dice whose total produces for somebody (a numbered hex next to a building, no robber)."""
+def _dice(total: int) -> tuple[int, int]:
+    first = min(6, total - 1)
+    return (first, total - first)
+
+
+def _numbers_of(game: Game, color: str | None = None) -> list[int]:
+    """Numbers (not 7) that produce for ``color`` (anybody if None), robber hex excluded."""
     t = game.topology
+    numbers = []
     for v, owner in enumerate(game.vertex_owner):
-        if owner < 0:
+        if owner < 0 or (color is not None and game.players[owner] != color):
             continue
         for h in t.vertex_hexes[v]:
             number = game.board.tiles[t.hexes[h]].number
-            if number and number != 7 and h != game.robber:
-                return (min(6, number - 1), number - min(6, number - 1))
-    raise AssertionError("no building touches a numbered hex")
+            if number and number != 7 and h != game.robber and number not in numbers:
+                numbers.append(number)
+    assert numbers, "no building touches a numbered hex"
+    return numbers
+
+
+def _producing_dice(game: Game) -> tuple[int, int]:
+    """Dice whose total produces for somebody (a numbered hex next to a building, no robber)."""
+    return _dice(_numbers_of(game)[0])
+
+
+def _found(table: Table) -> None:
+    """The founding phase played from Python: richest corner, first road."""
+    while table.state()["phase"].startswith("founding"):
+
+        def pick(g: Game) -> Any:
+            if g.phase.value == "founding_road":
+                return g.legal_actions()[0]
+            corner = tuple(_best_corner(g).split(","))
+            return next(a for a in g.legal_actions() if tuple(map(str, a.vertex)) == corner)
+
+        table.call(ApplyAction(inspect(table, pick), source="test"))
+
+
+def _pass_turns(table: Table, turns: int, for_color: str) -> None:
+    """Each player in turn rolls a number that pays ``for_color``, then ends the turn."""
+    for i in range(turns):
+        player = table.state()["current"]
+        numbers = inspect(table, lambda g: _numbers_of(g, for_color))
+        table.call(ApplyAction(RollDice(player, _dice(numbers[i % len(numbers)])), source="t"))
+        table.call(ApplyAction(EndTurn(player), source="test"))
+
+
+def _afford(table: Table, color: str, cost: dict[str, int]) -> None:
+    """Trade with the bank (from Python) until ``color`` can pay ``cost``."""
+    while True:
+        hand = inspect(table, lambda g: g.private_view(color)["you"])
+        have = hand["resources"]
+        missing = [r for r, n in cost.items() if have.get(r, 0) < n]
+        if not missing:
+            return
+        spare = max(
+            (r for r in have if have[r] - cost.get(r, 0) >= hand["trade_ratios"][r]),
+            key=lambda r: have[r] - cost.get(r, 0),
+        )
+        trade = MaritimeTrade(color, Resource(spare), Resource(missing[0]))
+        table.call(ApplyAction(trade, source="test"))
 
 
 def test_a_short_game_on_two_phones_and_a_big_screen(
@@ -297,5 +351,134 @@ def test_event_to_dom_latency(browser: Any, served: tuple[Table, WebServer]) -> 
     (ARTIFACTS / "latency.json").write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nevent-to-DOM latency (cpus={os.cpu_count()}): {json.dumps(result)}")
     for device in (screen, phone):
+        assert device.errors == []
+        device.close()
+
+
+def test_cards_discards_and_the_bank_through_the_controls(
+    browser: Any, served: tuple[Table, WebServer]
+) -> None:
+    """Discard, robber by tapping a hex, bank trade, buying and playing development cards,
+    leaving and a wrong code, all through a phone's controls."""
+    table, server = served
+    _found(table)
+    _pass_turns(table, 24, "red")  # red's turn again, with a big hand
+    red_phone = Device(browser, server.url, PHONE)
+    blue_phone = Device(browser, server.url, PHONE)
+    red_phone.bind("red")
+    blue_phone.bind("blue")
+    red, blue = red_phone.page, blue_phone.page
+
+    def hand(color: str) -> dict[str, int]:
+        return inspect(table, lambda g: g.private_view(color)["you"]["resources"])
+
+    def act_and_wait(click: Any) -> None:
+        version = table.state()["version"]
+        click()
+        red_phone.wait_version(version + 1)
+
+    # Red rolls a number that pays (from Python), then trades and buys on the page.
+    numbers = inspect(table, lambda g: _numbers_of(g, "red"))
+    table.call(ApplyAction(RollDice("red", _dice(numbers[0])), source="test"))
+
+    # A bank trade chosen in the selects.
+    red.wait_for_selector("#sea-give")
+    give = red.eval_on_selector("#sea-give", "s => s.value")
+    get = next(r for r in ("ore", "grain", "wool", "brick", "lumber") if r != give)
+    red.select_option("#sea-get", get)
+    before = hand("red")
+    act_and_wait(lambda: red.get_by_role("button", name="Trade", exact=True).click())
+    after = hand("red")
+    assert after.get(get, 0) == before.get(get, 0) + 1
+    assert after.get(give, 0) < before.get(give, 0)
+
+    # Two development cards bought, the drawn cards entered; only red sees which.
+    # (No trading after the first purchase, RULES.md 1.5.1: both are paid for first.)
+    _afford(table, "red", {"wool": 2, "grain": 2, "ore": 2})
+    for card in ("year_of_plenty", "monopoly"):
+        red.wait_for_selector("#buy-card")
+        red.select_option("#buy-card", card)
+        act_and_wait(lambda: red.get_by_role("button", name="Buy a card", exact=True).click())
+    red.wait_for_function("document.getElementById('you').textContent.includes('Monopoly')")
+    assert "Bought this turn" in red.text_content("#you")
+    blue_phone.wait_version(table.state()["version"])
+    assert "(Year of Plenty)" in red.text_content("#log")
+    assert "bought a development card" in blue.text_content("#log")
+    assert "Year of Plenty" not in blue.text_content("#log")
+    act_and_wait(lambda: red.get_by_role("button", name="End turn", exact=True).click())
+    _pass_turns(table, 1, "red")
+
+    # Year of Plenty before rolling: two cards of red's choice.
+    before = hand("red")
+    red.wait_for_selector("#plenty")
+    red.select_option("#plenty", "grain+ore")
+    act_and_wait(lambda: red.get_by_role("button", name="Take them", exact=True).click())
+    after = hand("red")
+    assert (after["grain"], after["ore"]) == (before.get("grain", 0) + 1, before.get("ore", 0) + 1)
+
+    # A 7 with more than 7 cards: red discards half through the steppers.
+    before = hand("red")
+    assert sum(before.values()) > 7
+    red.select_option("#die-1", "3")
+    red.select_option("#die-2", "4")
+    act_and_wait(lambda: red.get_by_role("button", name="Enter roll", exact=True).click())
+    need = next(p for p in table.state()["players"] if p["color"] == "red")["to_discard"]
+    red.wait_for_selector("#discard-lumber")
+    chosen: dict[str, int] = {}
+    for _ in range(need):  # one card at a time from the biggest pile
+        resource = max(before, key=lambda r: before[r] - chosen.get(r, 0))
+        chosen[resource] = chosen.get(resource, 0) + 1
+    for resource, n in chosen.items():
+        red.fill(f"#discard-{resource}", str(n))
+    act_and_wait(lambda: red.get_by_role("button", name="Discard", exact=True).click())
+    after = hand("red")
+    assert {r: before[r] - after.get(r, 0) for r in chosen} == chosen
+    for p in table.state()["players"]:
+        if p["to_discard"]:  # blue's discard, entered from Python
+            discard = inspect(
+                table,
+                lambda g, who=p["color"]: next(a for a in g.legal_actions() if a.player == who),
+            )
+            table.call(ApplyAction(discard, source="test"))
+
+    # The robber goes where nobody can be robbed, by tapping that hex on the board.
+    target = inspect(
+        table,
+        lambda g: next(
+            ",".join(map(str, a.hex))
+            for a in g.legal_actions()
+            if a.type == "move_robber"
+            and not any(b.type == "move_robber" and b.hex == a.hex and b.victim
+                        for b in g.legal_actions())
+        ),
+    )  # fmt: skip
+    red.wait_for_selector(f'#board-spots polygon.spot-hex[data-key="{target}"]')
+    act_and_wait(lambda: red.click(f'#board-spots polygon.spot-hex[data-key="{target}"]'))
+    assert table.state()["robber"] == [int(x) for x in target.split(",")]
+
+    act_and_wait(lambda: red.get_by_role("button", name="End turn", exact=True).click())
+    _pass_turns(table, 1, "red")
+
+    # Monopoly: every card of one resource comes to red.
+    blue_hand = hand("blue")
+    resource = max(blue_hand, key=lambda r: blue_hand[r])
+    assert blue_hand[resource] > 0
+    red_before = hand("red").get(resource, 0)
+    red.wait_for_selector("#monopoly")
+    red.select_option("#monopoly", resource)
+    act_and_wait(lambda: red.get_by_role("button", name="Play Monopoly", exact=True).click())
+    assert hand("blue").get(resource, 0) == 0
+    assert hand("red")[resource] == red_before + blue_hand[resource]
+    red_phone.shot("phone-360-red-controls")
+
+    # Leaving makes the phone a spectator; a wrong code is refused with a message.
+    blue.get_by_role("button", name="Leave", exact=True).click()
+    blue.wait_for_selector("#bind-form:not([hidden])")
+    assert not blue.is_visible("#you-panel")
+    blue.fill("#bind-code", "WRONG1")
+    blue.get_by_role("button", name="Join as this player", exact=True).click()
+    blue.wait_for_function("document.getElementById('message').textContent.length > 0")
+    assert "not this table's code" in blue.text_content("#message")
+    for device in (red_phone, blue_phone):
         assert device.errors == []
         device.close()
