@@ -15,16 +15,17 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion.table import Subscription, Table
@@ -69,6 +70,7 @@ class WebContext:
     heartbeat: float
     max_streams: int
     show_code_to_loopback: bool
+    allowed_hosts: frozenset[str]
     api_limiter: RateLimiter
     post_limiter: RateLimiter
     bind_limiter: RateLimiter
@@ -85,6 +87,7 @@ def create_app(
     heartbeat: float = 15.0,
     max_streams: int = 32,
     show_code_to_loopback: bool = True,
+    allowed_hosts: Iterable[str] = (),
     api_rate: tuple[float, float] = (120.0, 40.0),
     post_rate: tuple[float, float] = (20.0, 5.0),
     bind_rate: tuple[float, float] = (5.0, 0.1),
@@ -96,6 +99,9 @@ def create_app(
     the caller shows it on the big screen and in its log). ``heartbeat`` is the seconds between
     keep-alive comments on the live stream; ``max_streams`` caps the open streams.
     ``show_code_to_loopback`` lets a browser on this machine (the big screen) read the code.
+    Requests must name the server by an IP address, ``localhost`` or one of ``allowed_hosts``
+    (e.g. ``"catan.local"``): this defeats DNS rebinding, by which a web site could otherwise
+    reach the companion from a browser at the table.
     The rates are (burst, per second) per client address: every API request, state-changing
     requests, and bind attempts (which guess the code: slow by design).
     The factory binds nothing: where it listens is the caller's choice (the CLI: localhost).
@@ -120,6 +126,7 @@ def create_app(
         heartbeat=heartbeat,
         max_streams=max_streams,
         show_code_to_loopback=show_code_to_loopback,
+        allowed_hosts=frozenset(h.lower() for h in allowed_hosts),
         api_limiter=RateLimiter(*api_rate, clock=clock),
         post_limiter=RateLimiter(*post_rate, clock=clock),
         bind_limiter=RateLimiter(*bind_rate, clock=clock),
@@ -130,10 +137,37 @@ def create_app(
 
     app.register_blueprint(api)
     app.register_blueprint(pages)
+    app.before_request(_check_host)
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _internal_error)
     return app
+
+
+def host_name(host: str) -> str:
+    """The name in a Host header, without the port.
+
+    >>> host_name("[::1]:8000"), host_name("Catan.local:80"), host_name("10.0.0.2")
+    ('::1', 'catan.local', '10.0.0.2')
+    """
+    host = host.lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _check_host() -> Response | None:
+    name = host_name(request.host)
+    ctx: WebContext = current_app.extensions["catan"]
+    if name == "localhost" or name in ctx.allowed_hosts:
+        return None
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return error_response(
+            400, f"unknown host name {name!r}: open the page by the companion's IP address"
+        )
+    return None
 
 
 def _security_headers(response: Response) -> Response:

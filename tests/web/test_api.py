@@ -167,6 +167,15 @@ def test_cross_site_origin_is_refused(client: FlaskClient) -> None:
     assert client.post("/api/undo", headers=same).status_code == 409
 
 
+def test_unknown_host_names_are_refused(table: Table) -> None:
+    client = create_app(table, table_code=CODE, allowed_hosts=["Catan.local"]).test_client()
+    r = client.get("/api/table-code", headers={"Host": "evil.example:8000"})
+    assert r.status_code == 400 and "unknown host name 'evil.example'" in error_of(r)
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 400
+    for host in ("localhost:5000", "127.0.0.1:8000", "[::1]:8000", "192.168.1.5", "catan.local"):
+        assert client.get("/api/session", headers={"Host": host}).status_code == 200, host
+
+
 def test_too_large_body_is_refused_with_json(client: FlaskClient) -> None:
     headers = bind(client, "red")
     r = client.post(
