@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.benches.setup import SEAFARERS_LIKE
 from companion.board import (
+    CHIP_VALUES,
+    HARBOR_KINDS,
+    SIDES,
     Board,
     Harbor,
     Piece,
@@ -497,3 +502,48 @@ def test_gifted_harbours_must_not_touch_s5():
         v for v in check_board(board, spec).violations if v.rule == "S5-HARBOUR-GIFT-PLACE"
     ]
     assert any("share a corner" in v.message for v in violations)
+
+
+@st.composite
+def odd_boards(draw: st.DrawFn) -> Board:
+    """Any board the JSON format allows: odd shapes, counts, chips and harbours."""
+    cells = draw(
+        st.dictionaries(
+            st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
+            st.tuples(st.sampled_from(list(Terrain)), st.sampled_from([None, *CHIP_VALUES])),
+            min_size=1,
+            max_size=24,
+        )
+    )
+    tiles = {
+        h: Tile(t, None if t in (Terrain.SEA, Terrain.DESERT) else n) for h, (t, n) in cells.items()
+    }
+    hexes = sorted(tiles)
+    harbors = [
+        Harbor(h[0], h[1], side, kind)
+        for h, side, kind in draw(
+            st.lists(
+                st.tuples(
+                    st.sampled_from(hexes), st.sampled_from(SIDES), st.sampled_from(HARBOR_KINDS)
+                ),
+                max_size=3,
+                unique_by=lambda x: (x[0], x[1]),
+            )
+        )
+    ]
+    robber = draw(st.one_of(st.none(), st.sampled_from(hexes)))
+    return Board(draw(st.sampled_from(["base", "5-6"])), tiles, harbors, robber=robber)
+
+
+@settings(max_examples=60, deadline=None)
+@given(odd_boards(), st.booleans())
+def test_any_board_is_checked_fixed_or_explained_without_crashing(board, spiral):
+    report = check_board(board, spiral=spiral)
+    assert report.ok == (not report.violations)
+    assert all(v.rule in report.spec.rules for v in report.violations)
+    fix = suggest_fixes(board, report.spec, max_swaps=2)
+    if fix.fixed:
+        assert check_board(apply_swaps(board, fix.swaps), report.spec).ok
+    else:
+        assert fix.reason
+    assert len(draw_board(board, report.hexes()).splitlines()) == len({r for _, r in board.tiles})
