@@ -108,6 +108,17 @@ class Device:
         self.page.screenshot(path=str(path), full_page=True)
         return path
 
+    def unnamed_controls(self) -> list[str]:
+        """Visible controls a screen reader could not name (no label, text or aria-label)."""
+        return self.page.evaluate(
+            """() => [...document.querySelectorAll(
+                    'button, select, input, summary, [role=button], [tabindex="0"]')]
+                .filter((el) => el.getClientRects().length > 0)
+                .filter((el) => !(el.getAttribute('aria-label') || el.textContent.trim()
+                                  || (el.labels && el.labels.length)))
+                .map((el) => el.outerHTML.slice(0, 80))"""
+        )
+
     def close(self) -> None:
         self.context.close()
 
@@ -222,6 +233,8 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
             phone.page.click(f"#board-spots {spot}")
         screen.wait_version(state["version"] + 1)
     assert table.state()["action_count"] == 8
+    for device in (screen, *phones.values()):
+        assert device.unnamed_controls() == []
     assert screen.page.locator("#board-dynamic path.building").count() == 4
     assert screen.page.locator("#board-dynamic line.road").count() == 4
     phones["red"].shot("phone-360-red-founded")
@@ -280,7 +293,7 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
     blue.fill("#trade-get-wool", "1")
     count = table.state()["action_count"]
     blue.get_by_role("button", name="Trade (both agreed)", exact=True).click()
-    blue.wait_for_function("document.getElementById('message').textContent.includes('rule')")
+    blue.wait_for_function("() => document.getElementById('message').textContent.includes('rule')")
     assert "does not hold" in blue.text_content("#message")
     assert table.state()["action_count"] == count
 
@@ -399,7 +412,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
         red.wait_for_selector("#buy-card")
         red.select_option("#buy-card", card)
         act_and_wait(lambda: red.get_by_role("button", name="Buy a card", exact=True).click())
-    red.wait_for_function("document.getElementById('you').textContent.includes('Monopoly')")
+    red.wait_for_function("() => document.getElementById('you').textContent.includes('Monopoly')")
     assert "Bought this turn" in red.text_content("#you")
     blue_phone.wait_version(table.state()["version"])
     assert "(Year of Plenty)" in red.text_content("#log")
@@ -470,6 +483,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     assert hand("blue").get(resource, 0) == 0
     assert hand("red")[resource] == red_before + blue_hand[resource]
     red_phone.shot("phone-360-red-controls")
+    assert red_phone.unnamed_controls() == []
 
     # Leaving makes the phone a spectator; a wrong code is refused with a message.
     blue.get_by_role("button", name="Leave", exact=True).click()
@@ -477,7 +491,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     assert not blue.is_visible("#you-panel")
     blue.fill("#bind-code", "WRONG1")
     blue.get_by_role("button", name="Join as this player", exact=True).click()
-    blue.wait_for_function("document.getElementById('message').textContent.length > 0")
+    blue.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert "not this table's code" in blue.text_content("#message")
     for device in (red_phone, blue_phone):
         assert device.errors == []

@@ -402,6 +402,8 @@ function renderPlayers() {
     </li>`;
   }).join("");
   paint($("players"));
+  const bank = RESOURCES.map((r) => `${r} ${state.bank[r] || 0}`).join(", ");
+  $("bank").textContent = `Bank: ${bank}. Development cards left: ${state.deck_size}.`;
 }
 
 function renderYou() {
