@@ -285,25 +285,55 @@ def _spiral_swaps(lay: Layout) -> list[tuple[str, int, int]] | None:
 
 
 def _sort_by_swaps(current: list[int], target: list[int]) -> list[tuple[int, int]] | None:
-    """Swaps turning ``current`` into ``target`` (same multiset), two-cycles first."""
+    """Swaps turning ``current`` into ``target`` (same multiset; None otherwise).
+
+    With repeated values the fewest swaps is n - (most disjoint cycles), which is hard in
+    general; closing every 2-cycle (one swap fixes two hexes) and then every 3-cycle (two swaps
+    fix three) before following the remaining cycles is optimal for the few misplaced chips a
+    table produces.
+    """
     if sorted(current) != sorted(target):
         return None
     out: list[tuple[int, int]] = []
     wrong = [i for i in range(len(current)) if current[i] != target[i]]
-    # Pairs that fix each other in one swap.
+
+    def swap(i: int, j: int) -> None:
+        current[i], current[j] = current[j], current[i]
+        out.append((i, j))
+
+    def misplaced(k: int) -> bool:
+        return current[k] != target[k]
+
     for i in wrong:
-        if current[i] == target[i]:
-            continue
         for j in wrong:
-            if j != i and current[i] == target[j] != current[j] == target[i]:
-                current[i], current[j] = current[j], current[i]
-                out.append((i, j))
-                break
+            if (
+                misplaced(i)
+                and misplaced(j)
+                and current[i] == target[j]
+                and current[j] == target[i]
+            ):
+                swap(i, j)
     for i in wrong:
-        while current[i] != target[i]:
-            j = next(k for k in wrong if current[k] == target[i] and current[k] != target[k])
-            current[i], current[j] = current[j], current[i]
-            out.append((i, j))
+        for j in wrong:
+            if not (misplaced(i) and misplaced(j) and current[j] == target[i]):
+                continue
+            k = next(
+                (
+                    k
+                    for k in wrong
+                    if k not in (i, j)
+                    and misplaced(k)
+                    and current[k] == target[j]
+                    and current[i] == target[k]
+                ),
+                None,
+            )
+            if k is not None:
+                swap(i, j)  # target[i] arrives at i; i's chip, wanted at k, waits at j
+                swap(j, k)
+    for i in wrong:
+        while misplaced(i):
+            swap(i, next(k for k in wrong if misplaced(k) and current[k] == target[i]))
     return out
 
 

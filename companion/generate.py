@@ -100,8 +100,9 @@ _PRODUCING = frozenset(
 _CLUMPING = _PRODUCING | {Terrain.GOLD}
 
 
-class GenerationError(RuntimeError):
-    """The spec's rules and balance could not be met (the message says which spec)."""
+class GenerationError(ValueError):
+    """The spec's rules and balance could not be met; the message names the spec and level,
+    so the user can choose a lower balance (the CLI reports it in one line, exit code 2)."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from companion.setup_check import (
     check_board,
     check_layout,
 )
+from companion.spiral import corner_hexes, spiral_numbers
 
 FLOWER = ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 
@@ -208,3 +209,31 @@ def test_damage_by_k_chip_swaps_is_undone_in_at_most_k(seed, kind, damage):
     assert len(fix.swaps) <= len(damage)  # undoing the damage is a fix, so none is longer
     assert all(s.what == "chips" for s in fix.swaps)
     assert check_board(apply_swaps(board, fix.swaps), spec).ok
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["base", "5-6"]),
+    st.lists(st.tuples(st.integers(0, 29), st.integers(0, 29)), min_size=1, max_size=4),
+)
+def test_chips_moved_off_the_lettered_spiral_are_put_back_in_as_many_swaps(seed, kind, damage):
+    spec = BASE_SPEC if kind == "base" else EXTENSION_SPEC
+    board = generate_board(spec, seed, "none").board
+    land = list(board.tiles)
+    deserts = [h for h, t in board.tiles.items() if t.terrain == Terrain.DESERT]
+    start = corner_hexes(land)[seed % 6]
+    laid = spiral_numbers(land, start, deserts, spec.letter_values or ())
+    for h in land:
+        board.tiles[h] = Tile(board.tiles[h].terrain, laid.get(h))
+    spiral_spec = spec.with_rules(spec.optional)
+    assert check_board(board, spiral_spec).ok
+    chip_hexes = sorted(h for h in land if h not in deserts)
+    for a, b in damage:
+        ha, hb = chip_hexes[a % len(chip_hexes)], chip_hexes[b % len(chip_hexes)]
+        ta, tb = board.tiles[ha], board.tiles[hb]
+        board.tiles[ha], board.tiles[hb] = Tile(ta.terrain, tb.number), Tile(tb.terrain, ta.number)
+    fix = suggest_fixes(board, spiral_spec)
+    assert fix.fixed
+    assert len(fix.swaps) <= len(damage)
+    assert check_board(apply_swaps(board, fix.swaps), spiral_spec).ok
