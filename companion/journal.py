@@ -69,6 +69,10 @@ class Journal:
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        # A torn file's header claims more pages than the file holds, and SQLite then refuses
+        # all of it; with writable_schema it reads the pages that are left, so the actions on
+        # them can be recovered. The journal itself never writes the schema table.
+        db.execute("PRAGMA writable_schema=ON")
         db.execute("PRAGMA journal_mode=WAL")
         # FULL: a commit is on disk before append() returns, so a power cut loses nothing
         # that was acknowledged.
@@ -134,6 +138,11 @@ class Journal:
                 yield expected, None, f"the file is damaged ({exc})"
                 return
             if row is None:
+                # A torn or scrambled page can hide its rows instead of failing the query, so
+                # the end of the rows is only the end of the journal if the file is sound.
+                problem = self._file_problem()
+                if problem is not None:
+                    yield expected, None, f"the file is damaged ({problem})"
                 return
             seq, body, crc = row
             if seq != expected:
@@ -151,6 +160,17 @@ class Journal:
             yield seq, record, None
             expected, previous = seq + 1, crc
 
+    def _file_problem(self) -> str | None:
+        """None if SQLite finds the file sound, else the first thing it found wrong."""
+        try:
+            (report,) = self._db.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        if report == "ok":
+            return None
+        lines = [line for line in str(report).splitlines() if not line.startswith("***")]
+        return lines[0] if lines else str(report)
+
     def append(self, record: dict[str, Any]) -> int:
         """Write one record and commit it to disk; return its sequence number."""
         body = json.dumps(record, sort_keys=True)
@@ -164,10 +184,42 @@ class Journal:
         self._last_seq, self._last_crc = seq, crc
         return seq
 
-    def truncate_after(self, seq: int) -> None:
-        """Drop every row after ``seq`` (used to continue a recovered journal)."""
-        with self._db:
-            self._db.execute("DELETE FROM actions WHERE seq > ?", (seq,))
+    def rewrite(self, config: dict[str, Any], keep: int) -> tuple[Journal, Path]:
+        """Start this file afresh with its first ``keep`` rows; set the old file aside.
+
+        A damaged SQLite file cannot be trusted with more writes (a torn page can swallow new
+        rows), so the good rows are copied, one by one, into a new file that takes this one's
+        place. The old file, damage and all, is kept as ``<name>.damaged[-n]``: nothing is
+        deleted. Returns the new journal, positioned after its last row, and where the old
+        file went. This journal is closed.
+        """
+        rows = []
+        for seq in range(1, keep + 1):
+            row = self._db.execute(
+                "SELECT seq, body, crc, at FROM actions WHERE seq = ?", (seq,)
+            ).fetchone()
+            assert row is not None, f"row {seq} was read before the damage but is gone now"
+            rows.append(row)
+        fresh_path = self.path.with_name(self.path.name + ".recovering")
+        for leftover in _sqlite_files(fresh_path):
+            leftover.unlink()  # an earlier rewrite cut short; the original is untouched
+        fresh = Journal.create(fresh_path, config)
+        with fresh._db:
+            fresh._db.executemany("INSERT INTO actions VALUES (?, ?, ?, ?)", rows)
+        fresh.close()
+        self.close()
+        aside = self.path.with_name(self.path.name + ".damaged")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = self.path.with_name(f"{self.path.name}.damaged-{n}")
+        for old in _sqlite_files(self.path):
+            old.replace(aside.with_name(aside.name + old.name[len(self.path.name) :]))
+        fresh_path.replace(self.path)
+        journal, _ = Journal.open_raw(self.path)
+        for _ in journal.rows():
+            pass
+        return journal, aside
 
     @property
     def length(self) -> int:
@@ -285,19 +337,27 @@ class JournaledGame:
         self.history.pop()
         return undone
 
-    def continue_after_damage(self) -> None:
-        """Drop the damaged rows and everything after them, so play can go on."""
+    def continue_after_damage(self) -> Path | None:
+        """Set the damaged rows and everything after them aside, so play can go on.
+
+        The journal file is rewritten with the rows before the damage; the damaged file is
+        kept beside it (see :meth:`Journal.rewrite`), and its new name is returned.
+        """
         if self.damage is None:
-            return
-        self.journal.truncate_after(self.damage.seq - 1)
-        self.journal._last_seq = 0
-        self.journal._last_crc = 0
-        for _ in self.journal.rows():
-            pass
+            return None
+        self.journal, aside = self.journal.rewrite(self.config, self.damage.seq - 1)
+        log.warning("%s: damaged journal kept as %s", self.journal.path, aside)
         self.damage = None
+        return aside
 
     def close(self) -> None:
         self.journal.close()
+
+
+def _sqlite_files(path: Path) -> list[Path]:
+    """The database file ``path`` and its WAL and shared-memory files, those that exist."""
+    names = (path.name, path.name + "-wal", path.name + "-shm")
+    return [p for p in (path.with_name(n) for n in names) if p.exists()]
 
 
 def game_from_config(config: dict[str, Any], salt: int = 0) -> Game:
