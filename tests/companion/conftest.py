@@ -18,6 +18,7 @@ name the hexes whose numbers and resources it relies on::
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Iterable, Sequence
 
@@ -25,6 +26,7 @@ import pytest
 
 from companion.actions import (
     DEV_CARDS,
+    Action,
     BuildCity,
     BuildRoad,
     BuildSettlement,
@@ -48,6 +50,7 @@ from companion.board import (
     vertex_edges,
 )
 from companion.game import Game, IllegalAction, Phase, Rules
+from companion.journal import JournaledGame
 from companion.layouts import BASE_HARBOR_SITES
 
 F, P, G, H, M, D = (
@@ -351,3 +354,21 @@ LR_FOUNDING = (
     (COAST[11], coast(11, 10)[0]),
     (V(0, 0, "N"), corner_path(V(0, 0, "N"), V(0, -1, "S"))[0]),
 )
+
+
+def play_random(target: Game | JournaledGame, steps: int, seed: int) -> list[Action]:
+    """Apply up to ``steps`` actions, each drawn uniformly from the legal ones; return them.
+
+    Stops early when the game is over. ``target``'s own randomness decides dice and draws.
+    """
+    chooser = random.Random(seed)
+    done: list[Action] = []
+    for _ in range(steps):
+        game = target.game if isinstance(target, JournaledGame) else target
+        legal = game.legal_actions()
+        if not legal:
+            break
+        action = chooser.choice(legal)
+        target.apply(action)
+        done.append(action)
+    return done
