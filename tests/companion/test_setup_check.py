@@ -547,3 +547,92 @@ def test_any_board_is_checked_fixed_or_explained_without_crashing(board, spiral)
     else:
         assert fix.reason
     assert len(draw_board(board, report.hexes()).splitlines()) == len({r for _, r in board.tiles})
+
+
+def without(spec: SetupSpec, *rules: str) -> tuple[str, ...]:
+    return tuple(r for r in spec.rules if r not in rules)
+
+
+@pytest.mark.parametrize(
+    ("rule", "good"),
+    [
+        ("S3-ROBBER", lambda b: next(h for h, t in b.tiles.items() if t.number == 12)),
+        ("S4-ROBBER", lambda b: next(h for h, t in b.tiles.items() if t.terrain == Terrain.DESERT)),
+        ("S5-ROBBER", lambda b: next(h for h, t in b.tiles.items() if t.terrain == Terrain.DESERT)),
+        ("S8-ROBBER", lambda b: next(h for h, t in b.tiles.items() if t.terrain == Terrain.DESERT)),
+    ],
+)
+def test_scenario_robber_starts(rule, good):
+    spec = replace(
+        BASE_SPEC, name=f"t-{rule}", rules=(*without(BASE_SPEC, "BASE-ROBBER-START"), rule)
+    )
+    board = legal(seed=13)
+    board.robber = good(board)
+    assert check_board(board, spec).ok
+    board.robber = next(h for h in board.tiles if h != good(board))
+    assert rules_of(board, spec) == {rule}
+    assert_fixed_by_suggestion(board, spec)
+
+
+def test_s6_robber_needs_fields_with_12():
+    spec = replace(
+        BASE_SPEC, name="t-s6r", rules=(*without(BASE_SPEC, "BASE-ROBBER-START"), "S6-ROBBER")
+    )
+    board = legal(seed=14)
+    twelve = next(h for h, t in board.tiles.items() if t.number == 12)
+    board.tiles[twelve] = Tile(Terrain.FIELDS, 12)  # may upset the counts; only S6 is asked
+    board.robber = twelve
+    assert "S6-ROBBER" not in rules_of(board, spec)
+    board.robber = next(h for h in board.tiles if h != twelve)
+    assert "S6-ROBBER" in rules_of(board, spec)
+
+
+def test_red_rule_with_gold_s4():
+    spec = replace(
+        SEAFARERS_LIKE,
+        name="t-s4",
+        rules=(*without(SEAFARERS_LIKE, "S9-RANDOM"), "S4-RED-ADJ-GOLD"),
+    )
+    board = generate_board(spec, 9, "fair").board
+    assert check_board(board, spec).ok
+    gold = next(h for h, t in board.tiles.items() if t.terrain == Terrain.GOLD)
+    move_chip_to(board, gold, 6)
+    assert "S4-RED-ADJ-GOLD" in rules_of(board, spec)
+    assert_fixed_by_suggestion(board, spec)
+
+
+def test_small_island_rules_s1_and_s5():
+    small = [(-2, 2), (-1, 2), (0, 2)]
+    spec = replace(
+        BASE_SPEC,
+        name="t-small",
+        rules=(*without(BASE_SPEC, "BASE-RED-ADJ", "BASE-CHIP-PLACEMENT"), "S1-RED-SMALL-4P"),
+        params={"S1-RED-SMALL-4P": {"hexes": small}},
+    )
+    board = legal(seed=15)
+    for h in small:
+        board.tiles[h] = Tile(Terrain.FIELDS, board.tiles[h].number)
+    board.tiles[small[0]] = Tile(Terrain.FIELDS, 6)
+    board.tiles[small[1]] = Tile(Terrain.FIELDS, 8)
+    assert "S1-RED-SMALL-4P" in rules_of(board, spec)
+
+    chipless = replace(
+        BASE_SPEC,
+        name="t-s5small",
+        rules=(*BASE_SPEC.rules, "S5-NO-CHIP-SMALL"),
+        params={"S5-NO-CHIP-SMALL": {"hexes": small}},
+    )
+    board = legal(seed=15)
+    got = [v for v in check_board(board, chipless).violations if v.rule == "S5-NO-CHIP-SMALL"]
+    assert {v.hexes[0] for v in got} == {h for h in small if board.tiles[h].number}
+
+
+@pytest.mark.parametrize("rule", ["S6-FIXED-CENTRE", "S7-FIXED"])
+def test_diagram_hexes_must_stay(rule):
+    spec = replace(base_plus(f"t-{rule}", rule), fixed={(0, 0): (Terrain.MOUNTAINS, 10)})
+    board = generate_board(spec, 3, "none").board
+    assert board.tiles[(0, 0)] == Tile(Terrain.MOUNTAINS, 10) and check_board(board, spec).ok
+    hills = next(h for h, t in board.tiles.items() if t.terrain == Terrain.HILLS)
+    board.tiles[(0, 0)], board.tiles[hills] = board.tiles[hills], board.tiles[(0, 0)]
+    assert rule in rules_of(board, spec)
+    assert_fixed_by_suggestion(board, spec)
