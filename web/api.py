@@ -13,14 +13,17 @@ import json
 import logging
 import secrets
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
 from companion.actions import ActionError, RollDice, action_from_json, action_to_json
+from companion.board import Piece, Vertex
 from companion.game import Game, IllegalAction, Phase
 from companion.journal import JournalError
-from companion.setup_check import check_board
+from companion.setup_check import SpecError, check_board
+from companion.stats import board_stats
 from companion.table import ApplyAction, Command, Inspect, Undo
 from web.app import WebContext, error_response
 from web.security import codes_match
@@ -33,6 +36,13 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 #: Methods that change something: they need the CSRF token and count against the post limit.
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+#: Roll sources whose dice are the table's own: the tower's (its button, or asked by the host)
+#: and physical dice typed in on the page. The engine's and the host's generators are not
+#: tested: they are Python's Mersenne Twister.
+TABLE_DICE = frozenset({"button", "tower", "manual"})
+#: Openings listed on the page before the game starts.
+TOP_OPENINGS = 5
 
 
 class ApiError(Exception):
@@ -312,16 +322,34 @@ def get_stats() -> Response:
     table = ctx.table
 
     def read(game: Game) -> dict[str, Any]:
-        rolls = [a.dice for a in table.jgame.history if isinstance(a, RollDice) and a.dice]
-        return {"dice": dice_stats(rolls), "setup": _setup(game)}
+        rolls = [a for a in table.jgame.history if isinstance(a, RollDice) and a.dice]
+        return {
+            "dice": dice_stats([a.dice for a in rolls if a.dice]),
+            "table_dice": dice_stats([a.dice for a in rolls if a.dice and a.source in TABLE_DICE]),
+            "board": _board_stats(game),
+            "setup": _setup(game),
+        }
 
     return jsonify(_call(Inspect(read)))
+
+
+def _board_stats(game: Game) -> dict[str, Any]:
+    """companion.stats on the board as it stands: today's buildings and robber."""
+    view = game.public_view()
+    pieces = [Piece(b["kind"], b["color"], vertex=Vertex(*b["vertex"])) for b in view["buildings"]]
+    board = replace(game.board, robber=tuple(view["robber"]), pieces=pieces)
+    return board_stats(board, players=len(game.players), top=TOP_OPENINGS)
 
 
 def _setup(game: Game) -> dict[str, Any]:
     """The set-up check of the board (RULES.md section 7), for the page before the game."""
     try:
-        report = check_board(game.board, players=len(game.players))
+        try:
+            report = check_board(game.board, players=len(game.players))
+        except SpecError:
+            # A player count the spec does not name (a 2-player game on the base board):
+            # the board is still checked, against the spec of its kind.
+            report = check_board(game.board)
     except ValueError as exc:
         return {"ok": None, "violations": [], "error": str(exc)}
     return {"ok": report.ok, "violations": [v.to_json() for v in report.violations]}

@@ -20,7 +20,7 @@ from web_helpers import (
     play_founding,
 )
 
-from companion.actions import RollDice, action_to_json
+from companion.actions import EndTurn, RollDice, action_to_json
 from companion.table import ApplyAction, Table
 from web.app import MAX_CONTENT_LENGTH, create_app
 
@@ -366,13 +366,39 @@ def test_undo_takes_back_the_last_action(client: FlaskClient, table: Table) -> N
 
 def test_stats_count_the_rolls(client: FlaskClient, table: Table) -> None:
     play_founding(table)
-    table.call(ApplyAction(RollDice("red", (2, 3)), source="test"))
+    table.call(ApplyAction(RollDice("red", (2, 3), source="manual"), source="test"))
+    table.call(ApplyAction(EndTurn("red"), source="test"))
+    table.call(ApplyAction(RollDice("blue", (4, 4)), source="test"))  # the engine's generator
     stats = client.get("/api/stats").get_json()
     dice = stats["dice"]
-    assert dice["rolls"] == 1 and dice["histogram"]["5"] == 1
-    assert sum(dice["histogram"].values()) == 1
+    assert dice["rolls"] == 2 and dice["histogram"]["5"] == 1 and dice["histogram"]["8"] == 1
+    assert sum(dice["histogram"].values()) == 2
     assert dice["totals_test"] is None and dice["faces_test"] is None
+    # Only the table's own dice (tower, typed in) are tested for fairness.
+    assert stats["table_dice"]["rolls"] == 1 and stats["table_dice"]["histogram"]["5"] == 1
     assert stats["setup"]["ok"] is True and stats["setup"]["violations"] == []
+
+
+def test_stats_of_the_board_follow_the_buildings(client: FlaskClient, table: Table) -> None:
+    board = client.get("/api/stats").get_json()["board"]
+    assert board["players"] == {}
+    assert sum(board["pips_per_resource"].values()) == 58  # every chip's dots, any layout
+    best = board["best_openings"][0]["vertex"]
+    action = {"type": "build_settlement", "player": "red", "vertex": best}
+    assert client.post("/api/actions", json=action, headers=bind(client, "red")).status_code == 200
+    board = client.get("/api/stats").get_json()["board"]
+    assert board["players"]["red"]["settlements"] == 1
+    assert board["players"]["red"]["total_per_round"] > 0
+    assert best not in [c["vertex"] for c in board["best_openings"]]
+
+
+def test_setup_of_a_two_player_game_is_checked_as_the_base_game(tmp_path: Path) -> None:
+    table = make_table(tmp_path / "g.sqlite", players=["red", "blue"])
+    try:
+        client = create_app(table, table_code=CODE).test_client()
+        assert client.get("/api/stats").get_json()["setup"] == {"ok": True, "violations": []}
+    finally:
+        table.stop()
 
 
 def test_proposals_placeholder_reports_the_camera(client: FlaskClient) -> None:

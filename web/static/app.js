@@ -17,6 +17,25 @@ const PALETTE = {
   brown: "#7b4a22", yellow: "#f2d024", black: "#222222",
 };
 const LOG_SIZE = 60;
+// Events after which the dice or board statistics change.
+const STATS_EVENTS = new Set(["rolled", "undone", "built", "robber_moved"]);
+
+// Wrap an async refresh so that calls during a run are merged into one more run afterwards:
+// a burst of updates costs two requests, not one per update.
+function coalesced(fn) {
+  let running = false;
+  let again = false;
+  const run = async () => {
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      do { again = false; await fn(); } while (again);
+    } finally {
+      running = false;
+    }
+  };
+  return run;
+}
 
 const S = {
   session: null, // {player, players, csrf, can_show_code}
@@ -29,7 +48,6 @@ const S = {
   log: [], // [{version, text}] newest last
   lastRolled: null, // the latest "rolled" event seen
   source: null, // the EventSource
-  actionsSeq: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -138,8 +156,7 @@ function connect() {
     const update = JSON.parse(e.data);
     remember(update.version, update.events);
     setState(update.state);
-    const kinds = new Set(update.events.map((ev) => ev.type));
-    if (kinds.has("rolled") || kinds.has("undone")) refreshStats();
+    if (update.events.some((ev) => STATS_EVENTS.has(ev.type))) refreshStats();
     if (update.type === "parts") refreshCamera();
   });
 }
@@ -160,28 +177,25 @@ function setState(state) {
   if (S.session.player) refreshActions();
 }
 
-async function refreshActions() {
-  const seq = ++S.actionsSeq;
+const refreshActions = coalesced(async () => {
   try {
-    const actions = await api("/api/actions");
-    if (seq !== S.actionsSeq) return; // a newer request is on its way
-    S.actions = actions;
+    S.actions = await api("/api/actions");
   } catch (err) {
     S.actions = null;
     say(err.message);
   }
   renderControls();
   drawSpots();
-}
+});
 
-async function refreshStats() {
+const refreshStats = coalesced(async () => {
   try {
     S.stats = await api("/api/stats");
     renderStats();
   } catch (err) {
     $("fairness").textContent = `Statistics unavailable: ${err.message}`;
   }
-}
+});
 
 async function refreshCamera() {
   const box = $("camera");
@@ -398,10 +412,12 @@ function renderPlayers() {
         <li><b>${left.cities}</b> cities</li>
         <li><b>${left.roads}</b> roads</li>
       </ul>
+      <p class="expect small"></p>
       <div class="badges">${badges.join("")}</div>
     </li>`;
   }).join("");
   paint($("players"));
+  if (S.stats) renderExpectations();
   const bank = RESOURCES.map((r) => `${r} ${state.bank[r] || 0}`).join(", ");
   $("bank").textContent = `Bank: ${bank}. Development cards left: ${state.deck_size}.`;
 }
@@ -453,22 +469,36 @@ function renderStats() {
   $("histogram-bars").innerHTML = bars;
   $("histogram-desc").textContent = Object.entries(dice.histogram)
     .map(([t, n]) => `${t}: ${n} (expected ${dice.expected[t]})`).join(", ");
-  $("fairness").innerHTML = fairnessText(dice);
+  $("fairness").innerHTML = fairnessText(dice, S.stats.table_dice);
+  renderExpectations();
   renderSetup();
 }
 
-function fairnessText(dice) {
-  const rolls = `${dice.rolls} roll${dice.rolls === 1 ? "" : "s"}; dashed line: expected.`;
+// The fairness test covers the table's dice only (tower and typed-in physical dice).
+function fairnessText(all, dice) {
+  const rolls = `${all.rolls} roll${all.rolls === 1 ? "" : "s"}; dashed line: expected.`;
   const test = dice.totals_test || dice.faces_test;
   if (!test) {
-    return `${rolls} The fairness test needs ${dice.faces_min_rolls} rolls.`;
+    return `${rolls} The fairness test of the table's dice needs ${dice.faces_min_rolls} ` +
+      `of them (${dice.rolls} so far).`;
   }
   const name = dice.totals_test ? "totals" : "faces";
   const p = test.p_value;
   const verdict = p < 0.01
     ? `<span class="bad-text">the dice look biased</span>`
     : `<span class="ok-text">no sign of bias</span>`;
-  return `${rolls} Chi-square test of the ${name}: p = ${p.toFixed(3)}, ${verdict}.`;
+  return `${rolls} Chi-square test of the ${name} of the table's ${dice.rolls} rolls: ` +
+    `p = ${p.toFixed(3)}, ${verdict}.`;
+}
+
+// Expected cards per round (companion.stats), on each player's card.
+function renderExpectations() {
+  const players = S.stats.board.players || {};
+  for (const el of document.querySelectorAll(".player")) {
+    const p = players[el.dataset.color];
+    const slot = el.querySelector(".expect");
+    if (slot) slot.textContent = p ? `≈ ${p.total_per_round.toFixed(1)} cards per round` : "";
+  }
 }
 
 function renderSetup() {
@@ -481,13 +511,14 @@ function renderSetup() {
     html = `<ul class="violations">${setup.violations.map((v) =>
       `<li><b>${esc(v.rule)}</b>: ${esc(v.message)}</li>`).join("")}</ul>`;
   }
-  const pipsBy = {};
-  for (const h of S.board.board.hexes) {
-    const r = TERRAIN_RESOURCE[h.terrain];
-    if (r && h.number) pipsBy[r] = (pipsBy[r] || 0) + pips(h.number);
-  }
+  const board = S.stats.board;
   html += `<p class="small">Production (dots on the chips): ` +
-    RESOURCES.map((r) => `${r} ${pipsBy[r] || 0}`).join(", ") + `.</p>`;
+    RESOURCES.map((r) => `${r} ${board.pips_per_resource[r] || 0}`).join(", ") + `.</p>`;
+  if (board.best_openings.length) {
+    html += `<p class="small">Best free corners:</p><ol class="openings">` +
+      board.best_openings.map((c) => `<li>${esc(spotName("vertex", c.vertex.join(",")))}: ` +
+        `${c.pips} dots${c.harbor ? `, ${esc(c.harbor)} harbour` : ""}</li>`).join("") + `</ol>`;
+  }
   $("setup").innerHTML = html;
 }
 
@@ -796,7 +827,7 @@ function controlClicked(button) {
   switch (button.dataset.do) {
     case "roll": return post({ type: "roll_dice", player: me });
     case "roll-entered":
-      return post({ type: "roll_dice", player: me,
+      return post({ type: "roll_dice", player: me, source: "manual",
         dice: [Number($("die-1").value), Number($("die-2").value)] });
     case "discard": return post({ type: "discard", player: me, cards: readSteppers("discard") });
     case "robber": {
