@@ -99,6 +99,8 @@ _EXPLAINED = 4.0
 # A site is taken for a piece while learning when the background explains it this badly
 # (empty sites stay below ~6 on synthetic and real boards; pieces score 10 and more).
 _PIECE = 8.0
+# 8-bit values at or above this are taken as saturated by the camera.
+_CLIPPED = 250.0
 
 
 class ColorError(ValueError):
@@ -267,17 +269,23 @@ class Gaussian:
         cov = np.cov(x.T) + np.eye(3) * 0.003
         return cls(x.mean(axis=0), cov)
 
-    def mahalanobis2(self, x: np.ndarray) -> np.ndarray:
-        """Squared Mahalanobis distances of samples (N, 3): float64 (N,)."""
+    def mahalanobis2(self, x: np.ndarray, clipped: np.ndarray | None = None) -> np.ndarray:
+        """Squared Mahalanobis distances of samples (N, 3): float64 (N,).
+
+        ``clipped`` (bool (N, 3)) marks channels the camera saturated: their true value is at
+        least the one seen, so a model whose mean lies above it is not penalised there.
+        """
+        if clipped is not None:
+            x = np.where(clipped & (x < self.mean), self.mean, x)
         d = x - self.mean
         return np.einsum("ni,ij,nj->n", d, np.linalg.inv(self.cov), d)
 
-    def score(self, x: np.ndarray) -> float:
+    def score(self, x: np.ndarray, clipped: np.ndarray | None = None) -> float:
         """Mean squared distance per dimension of a patch's samples, the worst 25 % trimmed."""
-        x = x[~np.isnan(x).any(axis=1)]
-        if not len(x):
+        keep = ~np.isnan(x).any(axis=1)
+        if not keep.any():
             return math.inf
-        d = np.sort(self.mahalanobis2(x))
+        d = np.sort(self.mahalanobis2(x[keep], None if clipped is None else clipped[keep]))
         return float(d[: max(1, int(len(d) * 0.75))].mean() / 3.0)
 
     def to_json(self) -> dict[str, Any]:
@@ -312,6 +320,7 @@ class Reference:
         white: the chips' paper colour field.
         offset: float64 (3,) remaining log-colour offset found from the hexes.
         logs: per hex, float32 (M, 3) chip-relative log colours of its ring, offset removed.
+        clipped: per hex, bool (M, 3): channels the camera saturated.
         scores: float64 (hexes, terrains) misfit of every hex to every terrain model.
         hexes: the hexes, in the order of ``logs`` and ``scores``.
     """
@@ -319,6 +328,7 @@ class Reference:
     white: WhiteReference
     offset: np.ndarray
     logs: list[np.ndarray]
+    clipped: list[np.ndarray]
     scores: np.ndarray
     hexes: list[Hex]
 
@@ -406,26 +416,29 @@ class ColorProfile:
             r = _sample(image, homography, plane)
             raw.append(r)
             logs.append(log_colour(r, white.at(plane)))
+        clipped = [r >= _CLIPPED for r in raw]
         offset = np.zeros(3)
         names = list(self.terrains)
         means = np.array([self.terrains[t].mean for t in names])
-        scores = self._scores(logs, offset)
+        scores = self._scores(logs, offset, clipped)
         for _ in range(2):
             best = np.argmin(scores, axis=1)
             resid = []
             for i, x in enumerate(logs):
-                y = np.where(raw[i] >= 250.0, np.nan, x)
+                y = np.where(clipped[i], np.nan, x)
                 resid.append(np.nanmedian(y, axis=0) - means[best[i]])
             with np.errstate(all="ignore"):
                 offset = np.nan_to_num(np.nanmedian(np.array(resid), axis=0))
-            scores = self._scores(logs, offset)
-        return Reference(white, offset, [x - offset for x in logs], scores, hexes)
+            scores = self._scores(logs, offset, clipped)
+        return Reference(white, offset, [x - offset for x in logs], clipped, scores, hexes)
 
-    def _scores(self, logs: Sequence[np.ndarray], offset: np.ndarray) -> np.ndarray:
+    def _scores(
+        self, logs: Sequence[np.ndarray], offset: np.ndarray, clipped: Sequence[np.ndarray]
+    ) -> np.ndarray:
         out = np.zeros((len(logs), len(self.terrains)))
         for i, x in enumerate(logs):
             for j, g in enumerate(self.terrains.values()):
-                out[i, j] = g.score(x - offset)
+                out[i, j] = g.score(x - offset, clipped[i])
         return out
 
     def balance(self, image: np.ndarray, ref: Reference) -> np.ndarray:
@@ -488,23 +501,28 @@ class ColorProfile:
             raise ColorError("the profile has no player colours: run calibrate colors with them")
         out: list[str | None] = []
         for site in sites:
-            x = _site_colours(image, homography, ref.white, site) - ref.offset
-            x = x[~np.isnan(x).any(axis=1)]
+            x, clipped = _site_colours(image, homography, ref.white, site)
             if not len(x):
                 out.append(None)
                 continue
+            x = x - ref.offset
             best, best_score = None, math.inf
             for name, g in self.players.items():
-                s = g.score(x)
+                s = g.score(x, clipped)
                 if s < best_score:
                     best, best_score = name, s
-            empty = self._background_score(x, site, terrain_of)
+            empty = self._background_score(x, clipped, site, terrain_of)
             out.append(best if best_score < empty else None)
         return out
 
     def _background_score(
-        self, x: np.ndarray, site: Vertex | Edge, terrain_of: Mapping[Hex, Terrain]
+        self,
+        x: np.ndarray,
+        clipped: np.ndarray,
+        site: Vertex | Edge,
+        terrain_of: Mapping[Hex, Terrain],
     ) -> float:
+        """How well an empty site's look (border and terrain beside it) explains samples."""
         models = [self.border] if self.border is not None else []
         for h in _site_hexes(site):
             t = terrain_of.get(h, Terrain.SEA)
@@ -514,7 +532,7 @@ class ColorProfile:
             return math.inf
         # An empty site shows the border and the terrain beside it: explained by their
         # mixture, i.e. each sample by whichever of them fits it best.
-        d = np.min([g.mahalanobis2(x[~np.isnan(x).any(axis=1)]) for g in models], axis=0)
+        d = np.min([g.mahalanobis2(x, clipped) for g in models], axis=0)
         d = np.sort(d)
         return float(d[: max(1, int(len(d) * 0.75))].mean() / 3.0) if len(d) else math.inf
 
@@ -651,9 +669,14 @@ def _site_points(site: Vertex | Edge) -> np.ndarray:
 
 def _site_colours(
     image: np.ndarray, homography: np.ndarray, white: WhiteReference, site: Vertex | Edge
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
+    """Log colours float32 (N, 3) of a site's samples inside the image, and bool (N, 3)
+    marking the channels the camera clipped."""
     plane = _site_points(site)
-    return log_colour(_sample(image, homography, plane), white.at(plane))
+    raw = _sample(image, homography, plane)
+    x = log_colour(raw, white.at(plane))
+    keep = ~np.isnan(x).any(axis=1)
+    return x[keep], raw[keep] >= _CLIPPED
 
 
 def board_sites(hexes: Iterable[Hex]) -> tuple[list[Vertex], list[Edge]]:
@@ -820,12 +843,11 @@ def _learn_players(
     vs, es = board_sites(hexes)
     found: list[np.ndarray] = []
     for site in [*vs, *es]:
-        x = _site_colours(image, homography, white, site)
-        ok = x[~np.isnan(x).any(axis=1)]
-        if len(ok) < 6:
+        x, clipped = _site_colours(image, homography, white, site)
+        if len(x) < 6:
             continue
-        if profile._background_score(ok, site, terrain_of) > _PIECE:
-            found.append(ok)
+        if profile._background_score(x, clipped, site, terrain_of) > _PIECE:
+            found.append(x)
     k = len(players)
     if len(found) < k:
         raise ColorError(
