@@ -115,7 +115,7 @@ class Run:
     pieces_key: tuple = ()
     #: the pieces, phase and player to act at the last comparison of spots
     spots_key: tuple = ()
-    #: the Longest Road holders differ, for a reason check_pieces accepted
+    #: the Longest Road holders differ (since a difference of lengths or a cut)
     roads_differ: bool = False
 
     @property
@@ -262,13 +262,15 @@ def check_pieces(run: Run) -> None:
             lengths_differ = True
             run.seen["road length: catanatron misses a segment into a building"] += 1
     cat_road, our_road = b.holder("ROAD"), g.longest_road
-    run.roads_differ = cat_road != our_road
-    if run.roads_differ:
+    if cat_road != our_road:
+        # A difference of lengths may hand the card to different players; each engine then
+        # keeps it on a tie (1.11.3), so the holders may stay apart after the lengths agree.
         run.expect(
-            lengths_differ or run.cut_seen,
+            lengths_differ or run.cut_seen or run.roads_differ,
             f"Longest Road: catanatron seat {cat_road}, ours {our_road}, same lengths, no cut",
         )
         run.seen["Longest Road holder differs (1.11)"] += 1
+    run.roads_differ = cat_road != our_road
 
 
 def check_spots(run: Run) -> None:
