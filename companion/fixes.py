@@ -109,6 +109,9 @@ class FixResult:
 
 # --- chip and hex search ------------------------------------------------------------------
 
+#: Chip constraints as the search reads them: forbidden numbers per hex, red pairs.
+_Compiled = tuple[list[frozenset[int]], list[tuple[int, int]]]
+
 
 class _Search:
     """IDA* over swaps on one layout; ``hexes`` allows terrain swaps as well as chip swaps."""
@@ -121,9 +124,9 @@ class _Search:
         self.allow_hexes = hexes
         self.seen: dict[tuple[tuple[Terrain, ...], tuple[int, ...]], int] = {}
         self.cut = False
-        self._cons_cache: dict[tuple[Terrain, ...], tuple[list[frozenset[int]], list]] = {}
+        self._cons_cache: dict[tuple[Terrain, ...], _Compiled] = {}
 
-    def _constraints(self, terrain: list[Terrain]) -> tuple[list[frozenset[int]], list]:
+    def _constraints(self, terrain: list[Terrain]) -> _Compiled:
         key = tuple(terrain)
         hit = self._cons_cache.get(key)
         if hit is None:
@@ -338,6 +341,15 @@ def _sort_by_swaps(current: list[int], target: list[int]) -> list[tuple[int, int
 
 
 # --- entry point --------------------------------------------------------------------------
+
+
+def describe_swaps(board: Board, swaps: Sequence[Swap]) -> list[str]:
+    """One line per step, each worded against the board as it is when that step comes."""
+    out = []
+    for s in swaps:
+        out.append(s.describe(board))
+        board = apply_swaps(board, [s])
+    return out
 
 
 def apply_swaps(board: Board, swaps: Sequence[Swap]) -> Board:

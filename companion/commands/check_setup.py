@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.board import Board
-from companion.fixes import FixResult, suggest_fixes
+from companion.fixes import FixResult, describe_swaps, suggest_fixes
 from companion.setup_check import Report, SetupSpec, check_board, draw_board, spec_for
 
 log = logging.getLogger(__name__)
@@ -104,9 +104,10 @@ def report_text(board: Board, report: Report, fix: FixResult, players: int | Non
         k = len(fix.swaps)
         head = "Fix" if fix.fixed else "Partial fix"
         lines.append(f"{head} ({k} step{'s' if k != 1 else ''}):")
-        for i, s in enumerate(fix.swaps, 1):
+        steps = describe_swaps(board, fix.swaps)
+        for i, (s, text) in enumerate(zip(fix.swaps, steps, strict=True), 1):
             cures = f"  [{', '.join(s.fixes)}]" if s.fixes else ""
-            lines.append(f"  {i}. {s.describe(board)}{cures}")
+            lines.append(f"  {i}. {text}{cures}")
     if not fix.fixed:
         lines.append(f"Cannot be made legal: {fix.reason}.")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.board import Board, Terrain, Tile
-from companion.fixes import apply_swaps, suggest_fixes
+from companion.fixes import apply_swaps, describe_swaps, suggest_fixes
 from companion.generate import generate_board
 from companion.layouts import random_board
 from companion.setup_check import (
@@ -24,7 +24,7 @@ from companion.setup_check import (
     check_board,
     check_layout,
 )
-from companion.spiral import corner_hexes, spiral_numbers
+from companion.spiral import BASE_LETTER_VALUES, corner_hexes, spiral_numbers
 
 FLOWER = ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 
@@ -237,3 +237,29 @@ def test_chips_moved_off_the_lettered_spiral_are_put_back_in_as_many_swaps(seed,
     assert fix.fixed
     assert len(fix.swaps) <= len(damage)
     assert check_board(apply_swaps(board, fix.swaps), spiral_spec).ok
+
+
+def test_each_step_is_worded_against_the_board_of_its_moment():
+    spec = BASE_SPEC.with_rules(BASE_SPEC.optional)
+    board = generate_board(BASE_SPEC, 4, "none").board
+    land = list(board.tiles)
+    deserts = [h for h, t in board.tiles.items() if t.terrain == Terrain.DESERT]
+    laid = spiral_numbers(land, corner_hexes(land)[0], deserts, BASE_LETTER_VALUES)
+    for h in land:
+        board.tiles[h] = Tile(board.tiles[h].terrain, laid.get(h))
+    # A three-cycle of chips 2 -> 12 -> 10: two swaps, the second on already moved chips.
+    a = next(h for h in land if laid.get(h) == 2)
+    b = next(h for h in land if laid.get(h) == 12)
+    c = next(h for h in land if laid.get(h) == 10)
+    for h, n in ((a, 10), (b, 2), (c, 12)):
+        board.tiles[h] = Tile(board.tiles[h].terrain, n)
+    fix = suggest_fixes(board, spec)
+    assert fix.fixed and len(fix.swaps) == 2
+    texts = describe_swaps(board, fix.swaps)
+    now = board
+    for s, text in zip(fix.swaps, texts, strict=True):
+        assert text == (
+            f"swap chip {now.tiles[s.a].number} at {s.a} with chip {now.tiles[s.b].number} at {s.b}"
+        )
+        now = apply_swaps(now, [s])
+    assert check_board(now, spec).ok
