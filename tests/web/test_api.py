@@ -21,7 +21,7 @@ from web_helpers import (
 )
 
 from companion.actions import EndTurn, RollDice, action_to_json
-from companion.table import ApplyAction, Table
+from companion.table import ApplyAction, ReportPart, Table
 from web.app import MAX_CONTENT_LENGTH, create_app
 
 REMOTE = {"REMOTE_ADDR": "192.168.1.20"}
@@ -509,6 +509,18 @@ def test_events_player_stream_has_private_view(client: FlaskClient, table: Table
     name, first = stream.next()
     assert first["you"]["color"] == "red"
     stream.close()
+
+
+def test_events_report_parts_and_proposals_follow(client: FlaskClient, table: Table) -> None:
+    down = {"up": False, "detail": "no frames from /dev/video0"}
+    stream = Stream(client)
+    assert stream.next()[0] == "state"
+    table.call(ReportPart("camera", down["up"], down["detail"]))
+    name, update = stream.next()
+    assert name == "update" and update["type"] == "parts" and update["events"] == []
+    assert update["state"]["parts"]["camera"] == down
+    stream.close()
+    assert client.get("/api/proposals").get_json()["camera"] == down
 
 
 def test_open_streams_are_capped_and_released(table: Table) -> None:

@@ -496,3 +496,28 @@ def test_cards_discards_and_the_bank_through_the_controls(
     for device in (red_phone, blue_phone):
         assert device.errors == []
         device.close()
+
+
+def test_page_follows_a_restarted_companion(browser: Any, tmp_path: Path) -> None:
+    """The companion restarts on the same port with another game: the page reconnects by
+    itself and shows the new game, not a mix of both."""
+    first = make_table(tmp_path / "first.sqlite", players=["red", "blue"])
+    server = WebServer(create_app(first, table_code=CODE, heartbeat=5.0))
+    port = server.port
+    screen = Device(browser, server.url, SCREEN)
+    _found(first)
+    screen.wait_version(first.state()["version"])
+    server.close()
+    first.stop()  # ends the page's live stream
+    second = make_table(tmp_path / "second.sqlite", players=["orange", "white", "green"])
+    server = WebServer(create_app(second, table_code=CODE, heartbeat=5.0), port=port)
+    try:
+        screen.page.wait_for_selector('.player[data-color="orange"]')
+        assert screen.page.locator(".player").count() == 3
+        assert screen.page.locator("#board-dynamic path.building").count() == 0
+        assert "Orange places a settlement" in screen.page.text_content("#turn-line")
+        assert screen.errors == []
+    finally:
+        screen.close()
+        server.close()
+        second.stop()

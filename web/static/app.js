@@ -151,7 +151,16 @@ function connect() {
   S.source = source;
   source.onopen = () => setConnection("live", "live");
   source.onerror = () => setConnection("connecting", "reconnecting");
-  source.addEventListener("state", (e) => setState(JSON.parse(e.data)));
+  source.addEventListener("state", (e) => {
+    const state = JSON.parse(e.data);
+    if (S.state && state.version < S.state.version) {
+      // The companion restarted (versions count from 0 again): the game, its board and its
+      // players may all be new, so start the page afresh.
+      window.location.reload();
+      return;
+    }
+    setState(state);
+  });
   source.addEventListener("update", (e) => {
     const update = JSON.parse(e.data);
     remember(update.version, update.events);
