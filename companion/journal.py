@@ -35,6 +35,14 @@ from companion.game import Event, Game, IllegalAction, RandomSource, Rules
 log = logging.getLogger(__name__)
 
 FORMAT = "catan-companion-journal/1"
+#: The journal's tables, as created (and checked on opening, whitespace aside).
+TABLES = {
+    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "actions": (
+        "CREATE TABLE actions (seq INTEGER PRIMARY KEY, body TEXT NOT NULL, "
+        "crc INTEGER NOT NULL, at REAL NOT NULL)"
+    ),
+}
 UNDO = {"type": "undo"}
 
 
@@ -51,6 +59,10 @@ class Damage:
 
     def __str__(self) -> str:
         return f"journal damaged at action {self.seq}: {self.reason}"
+
+
+def _squeezed(sql: str | None) -> str:
+    return "".join((sql or "").split())
 
 
 def _crc(seq: int, body: str, previous: int) -> int:
@@ -85,17 +97,7 @@ class Journal:
         if p.exists() and p.stat().st_size > 0:
             raise JournalError(f"{p}: already exists; open it to resume, or choose a new file")
         db = cls._connect(p)
-        db.executescript(
-            """
-            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE actions (
-                seq INTEGER PRIMARY KEY,
-                body TEXT NOT NULL,
-                crc INTEGER NOT NULL,
-                at REAL NOT NULL
-            );
-            """
-        )
+        db.executescript("".join(f"{sql};\n" for sql in TABLES.values()))
         body = json.dumps(config, sort_keys=True)
         with db:
             db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
@@ -114,12 +116,17 @@ class Journal:
         try:
             db = cls._connect(p)
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            tables = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{p}: not a readable journal ({exc})") from None
         if meta.get("format") != FORMAT:
             raise JournalError(
                 f"{p}: not a Catan Companion journal (format {meta.get('format')!r})"
             )
+        # A scrambled table definition (say, seq no longer the row key) reads as an empty
+        # journal rather than failing: refuse it instead of losing the game in silence.
+        if any(_squeezed(tables.get(name)) != _squeezed(sql) for name, sql in TABLES.items()):
+            raise JournalError(f"{p}: the journal's table definitions are damaged")
         body = meta.get("config", "")
         if str(zlib.crc32(body.encode())) != meta.get("config_crc"):
             raise JournalError(f"{p}: the game set-up record is damaged")
