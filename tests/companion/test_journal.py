@@ -1,6 +1,7 @@
 """The journal: reopening, undo, and recovery from every kind of damage up to the damage."""
 
 import json
+import random
 import shutil
 import sqlite3
 from pathlib import Path
@@ -211,6 +212,27 @@ def test_a_flipped_byte_in_a_row_is_found_at_that_row(
     _check_recovered(again, jg.history)
 
 
+def test_a_flipped_byte_anywhere_loses_nothing_before_the_damage(
+    played: tuple[Path, JournaledGame], tmp_path: Path
+) -> None:
+    # page headers, cell pointers, keys, checksums, times: wherever the flip lands, the game is
+    # either refused as a whole (set-up unreadable) or recovered exactly up to the damage
+    path, jg = played
+    data = path.read_bytes()
+    chooser = random.Random(8)
+    for i, at in enumerate(sorted(chooser.sample(range(100, len(data)), 150))):
+        flipped = bytearray(data)
+        flipped[at] ^= 1 << chooser.randrange(8)
+        copy = tmp_path / f"flip-{i}.sqlite"
+        copy.write_bytes(bytes(flipped))
+        try:
+            again = JournaledGame.open(copy)
+        except JournalError:
+            continue
+        _check_recovered(again, jg.history)
+        again.close()
+
+
 def test_a_deleted_row_is_reported_missing(played: tuple[Path, JournaledGame]) -> None:
     path, jg = played
     db = sqlite3.connect(path)
@@ -344,6 +366,23 @@ def test_a_damaged_set_up_record_is_a_clear_error(played: tuple[Path, JournaledG
         )
     db.close()
     with pytest.raises(JournalError, match="set-up record is damaged"):
+        JournaledGame.open(path)
+
+
+def test_a_scrambled_table_definition_is_a_clear_error_not_an_empty_game(
+    played: tuple[Path, JournaledGame],
+) -> None:
+    # with seq no longer the row key, every row would read as having no seq at all
+    path, _ = played
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA writable_schema=ON")
+    with db:
+        db.execute(
+            "UPDATE sqlite_master SET sql = replace(sql, 'seq INTEGER PRIMARY KEY', 'seq INTEGER')"
+            " WHERE name = 'actions'"
+        )
+    db.close()
+    with pytest.raises(JournalError, match="table definitions are damaged"):
         JournaledGame.open(path)
 
 
