@@ -93,8 +93,9 @@ class SetupSpec:
 
     ``terrains`` and ``chips`` are the exact material of the set-up (the generator uses all of
     it). ``harbor_sites`` lists the fixed harbour sides, or is None when harbours go on any
-    coast side (Seafarers scenario 9). ``rules`` are the rule IDs checked; ``optional`` those
-    checked only on request (the lettered spiral, which tables may or may not use).
+    coast side (Seafarers scenario 9). ``rules`` are the rule IDs always checked; ``optional``
+    those checked only for tables that lay the chips by letter (the spiral), ``beginner``
+    those of the beginner set-up (RULES 1.3.1-1.3.3).
     ``fixed`` hexes keep their terrain (and chip, if given) in the generator.
     """
 
@@ -108,6 +109,7 @@ class SetupSpec:
     harbor_sites: tuple[tuple[Hex, str], ...] | None
     rules: tuple[str, ...]
     optional: tuple[str, ...] = ()
+    beginner: tuple[str, ...] = ()
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     letter_values: tuple[int, ...] | None = None
     fixed: Mapping[Hex, tuple[Terrain, int | None]] = field(default_factory=dict)
@@ -136,9 +138,9 @@ BASE_SPEC = SetupSpec(
         "BASE-HARBOURS",
         "BASE-ROBBER-START",
         "BASE-PIECES",
-        "BASE-3P-COLOURS",
     ),
     optional=("BASE-SPIRAL",),
+    beginner=("BASE-3P-COLOURS",),
     letter_values=BASE_LETTER_VALUES,
 )
 
@@ -171,7 +173,7 @@ SPECS: dict[str, SetupSpec] = {}
 
 def register_spec(spec: SetupSpec) -> SetupSpec:
     """Make a spec available by name (``--scenario NAME``); its rule IDs must be registered."""
-    unknown = [r for r in (*spec.rules, *spec.optional) if r not in RULES]
+    unknown = [r for r in (*spec.rules, *spec.optional, *spec.beginner) if r not in RULES]
     if unknown:
         raise SpecError(f"spec {spec.name!r} uses unregistered rules: {', '.join(unknown)}")
     SPECS[spec.name] = spec
@@ -409,10 +411,12 @@ def check_board(
     spec: SetupSpec | None = None,
     players: int | None = None,
     spiral: bool = False,
+    beginner: bool = False,
 ) -> Report:
     """Check a board against its spec (default: by the board's kind and ``players``).
 
-    ``spiral`` also checks the lettered spiral (for tables that lay chips by letter).
+    ``spiral`` also checks the lettered spiral (for tables that lay chips by letter),
+    ``beginner`` the rules of the beginner set-up (with 3 players, no red pieces).
     """
     if spec is None:
         if board.kind == "seafarers":
@@ -420,6 +424,8 @@ def check_board(
         spec = spec_for("5-6" if board.kind == "5-6" else "base", players)
     if spiral:
         spec = spec.with_rules(spec.optional)
+    if beginner:
+        spec = spec.with_rules(spec.beginner)
     return Report(spec, check_layout(Layout.of(board, spec, players)))
 
 
@@ -919,7 +925,7 @@ def _base_pieces(lay: Layout) -> list[Violation]:
 
 @register("BASE-3P-COLOURS")
 def _three_player_colours(lay: Layout) -> list[Violation]:
-    """With 3 players, red is unused."""
+    """Beginner set-up with 3 players: red is unused (RULES 1.3.3)."""
     if lay.players == 3 and any(p.color == "red" for p in lay.pieces):
         return [Violation("BASE-3P-COLOURS", (), "3 players: red pieces go back in the box")]
     return []

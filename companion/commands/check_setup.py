@@ -35,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the table laid the chips by letter: also check the lettered spiral",
     )
     parser.add_argument(
+        "--beginner",
+        action="store_true",
+        help="the beginner set-up: also check its rules (with 3 players, no red pieces)",
+    )
+    parser.add_argument(
         "--max-swaps",
         type=int,
         default=4,
@@ -118,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-swaps {args.max_swaps}: choose 1 to {MAX_SWAPS_LIMIT}")
     board = load_board(args.board)
     spec = choose_spec(board, args.scenario, args.players)
-    report = check_board(board, spec, args.players, spiral=args.spiral)
+    report = check_board(board, spec, args.players, spiral=args.spiral, beginner=args.beginner)
     fix = suggest_fixes(board, report.spec, args.players, max_swaps=args.max_swaps)
     log.debug("checked %s against %s: %d violations", args.board, spec.name, len(report.violations))
     if args.json:

@@ -172,11 +172,12 @@ def test_too_many_pieces_of_one_colour():
     assert rules_of(board) == set()
 
 
-def test_red_is_unused_with_three_players_only():
+def test_red_is_unused_with_three_players_in_the_beginner_set_up_only():
     board = legal()
     board.pieces = [Piece("settlement", "red", vertex=Vertex(0, 0, "N"))]
-    assert rules_of(board, players=3) == {"BASE-3P-COLOURS"}
-    assert rules_of(board, players=4) == set()
+    assert rules_of(board, players=3, beginner=True) == {"BASE-3P-COLOURS"}
+    assert rules_of(board, players=4, beginner=True) == set()
+    assert rules_of(board, players=3) == set()  # variable set-up: any three colours
 
 
 def test_spiral_is_checked_only_on_request_and_a_swap_off_it_is_undone():
@@ -413,7 +414,7 @@ def test_fixed_hexes_are_kept_by_the_generator_and_checked():
 
 def test_every_spec_rule_is_registered_and_documented():
     for spec in SPECS.values():
-        for rid in (*spec.rules, *spec.optional):
+        for rid in (*spec.rules, *spec.optional, *spec.beginner):
             assert rid in RULES and RULES[rid].doc
 
 

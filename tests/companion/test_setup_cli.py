@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.board import Board, Tile
+from companion.board import Board, Piece, Tile, Vertex
 from companion.cli import main
 from companion.layouts import random_board
 
@@ -164,3 +164,17 @@ def test_bench_setup_reports_each_case_as_json(capsys):
     for case in doc["cases"].values():
         assert case["boards"] == 5 and case["boards_per_s"] > 0
     assert doc["balance"] == "tournament" and isinstance(doc["goal_met"], bool)
+
+
+def test_beginner_flag_adds_the_three_player_colour_rule(tmp_path: Path, capsys):
+    board = random_board(4, seed=2)
+    board.pieces = [Piece("settlement", "red", vertex=Vertex(0, 0, "N"))]
+    path = tmp_path / "red.json"
+    board.save(path)
+    code, out, _ = run(capsys, "check-setup", str(path), "--players", "3", "--json")
+    assert code == 0 and json.loads(out)["ok"]
+    code, out, _ = run(capsys, "check-setup", str(path), "--players", "3", "--beginner", "--json")
+    assert code == 1
+    doc = json.loads(out)
+    assert [v["rule"] for v in doc["violations"]] == ["BASE-3P-COLOURS"]
+    assert doc["fixable"] is False and "BASE-3P-COLOURS" in doc["reason"]
