@@ -34,8 +34,8 @@ CERTAIN = 0.9
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
 _MIN_PX, _MAX_PX = 40.0, 90.0
-# Side of a chip crop in hex radii: the disc (0.8) with a margin.
-_CHIP_CROP = 1.15
+# Nominal chip diameter in hex radii.
+_CHIP_CROP = 0.8
 
 
 def load_image(image_or_path: np.ndarray | str | Path) -> np.ndarray:
@@ -140,6 +140,55 @@ def _native_px_per_unit(reg: Registration) -> float:
     return float(np.median(np.linalg.norm(b - a, axis=1)))
 
 
+def chip_crop(top: np.ndarray, centre: np.ndarray, px: float) -> np.ndarray | None:
+    """A square crop that the chip disc near ``centre`` fills, from the top view.
+
+    The disc is located as the light, low-chroma blob nearest the hex centre (Otsu threshold
+    on lightness minus chroma inside a window of 1.2 hex radii); the crop is its bounding
+    square with a small margin. Falls back to the nominal chip size at the hex centre.
+
+    Args:
+        top: BGR uint8 top view.
+        centre: (2,) the hex centre in top-view pixels.
+        px: top-view pixels per hex radius.
+
+    Returns:
+        BGR uint8 crop, or None when the window falls outside the top view.
+    """
+    half = int(math.ceil(0.6 * px))
+    cx, cy = int(round(centre[0])), int(round(centre[1]))
+    x0, y0 = cx - half, cy - half
+    h, w = top.shape[:2]
+    if x0 < 0 or y0 < 0 or x0 + 2 * half > w or y0 + 2 * half > h:
+        return None
+    win = top[y0 : y0 + 2 * half, x0 : x0 + 2 * half]
+    lab = cv2.cvtColor(win.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    white = lab[..., 0] - 0.5 * np.hypot(lab[..., 1], lab[..., 2])
+    white8 = cv2.normalize(white, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    _, mask = cv2.threshold(white8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask)
+    nominal = _CHIP_CROP * px / 2
+    best = None
+    for k in range(1, n):
+        r_eq = math.sqrt(stats[k, cv2.CC_STAT_AREA] / math.pi)
+        off = math.hypot(cents[k][0] - half, cents[k][1] - half)
+        # The chip: about the nominal size, near the centre.
+        if 0.6 * nominal < r_eq < 1.3 * nominal and off < 0.5 * nominal:
+            if best is None or off < best[0]:
+                best = (off, cents[k], r_eq)
+    if best is None:
+        ccx, ccy, r = float(half), float(half), nominal
+    else:
+        (ccx, ccy), r = best[1], best[2]
+    r *= 1.08
+    a, b = int(round(x0 + ccx - r)), int(round(y0 + ccy - r))
+    side = int(round(2 * r))
+    if a < 0 or b < 0 or a + side > w or b + side > h or side < 8:
+        return None
+    return top[b : b + side, a : a + side]
+
+
 def _read_chips(
     top: np.ndarray,
     plane_to_top: np.ndarray,
@@ -156,16 +205,14 @@ def _read_chips(
         warnings.append(f"uncertain: no chip reader available ({exc}); numbers are not read")
         return {}, {}
     px = float(plane_to_top[0, 0])
-    half = int(math.ceil(_CHIP_CROP * px / 2))
     hexes: list[Hex] = []
     readings = []
     for i, h in enumerate(reg.hexes):
         if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
             continue
-        cx, cy = project(plane_to_top, np.array([hex_center(h)]))[0]
-        x0, y0 = int(round(cx)) - half, int(round(cy)) - half
-        crop = top[max(0, y0) : y0 + 2 * half, max(0, x0) : x0 + 2 * half]
-        if crop.shape[0] < 8 or crop.shape[1] < 8:
+        centre = project(plane_to_top, np.array([hex_center(h)]))[0]
+        crop = chip_crop(top, centre, px)
+        if crop is None:
             continue
         hexes.append(h)
         readings.append(read_chip(crop))

@@ -140,19 +140,21 @@ def axial_to_plane(qr: np.ndarray) -> np.ndarray:
 # --- step 1: chip candidates -------------------------------------------------------------------
 
 
-def whiteness(bgr: np.ndarray) -> np.ndarray:
-    """Lightness, less a little chroma, relative to the neighbourhood.
+def whiteness(bgr: np.ndarray, chroma_weight: float = 0.25) -> np.ndarray:
+    """Lightness less some chroma, relative to the neighbourhood.
 
     Args:
         bgr: uint8 (H, W, 3).
+        chroma_weight: how much chroma counts against a pixel: low finds cream chips on dark
+            tiles, high finds grey chips on light but colourful tiles.
 
     Returns:
-        float32 (H, W): CIELAB L* - 0.25 C* minus its local mean (Gaussian, sigma 1/30 of the
-        longer side), so that light ramps and shadows cancel and a chip stands out from any
-        tile around it.
+        float32 (H, W): CIELAB L* - chroma_weight * C* minus its local mean (Gaussian, sigma
+        1/30 of the longer side), so that light ramps and shadows cancel and a chip stands out
+        from any tile around it.
     """
     lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    w = lab[..., 0] - 0.25 * np.hypot(lab[..., 1], lab[..., 2])
+    w = lab[..., 0] - chroma_weight * np.hypot(lab[..., 1], lab[..., 2])
     # The local mean is smooth: blur a quarter-size copy and scale it back up (4x faster).
     h, wd = w.shape
     small = cv2.resize(w, (max(1, wd // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
@@ -163,6 +165,7 @@ def whiteness(bgr: np.ndarray) -> np.ndarray:
 # Whiteness levels the blobs are cut at, and openings that cut tile borders off them.
 _LEVELS = (3.0, 6.0, 10.0, 15.0, 21.0)
 _OPENINGS = (3, 7)
+_CHROMA_WEIGHTS = (0.25, 1.0)
 
 
 def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
@@ -180,13 +183,15 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
     Returns:
         Candidates in the pixel coordinates of ``bgr``, duplicates merged.
     """
-    w = whiteness(bgr)
-    side = max(w.shape)
+    side = max(bgr.shape[:2])
     min_area = max(12.0, (side / 300.0) ** 2)
     max_area = (side / 10.0) ** 2
     found: list[ChipCandidate] = []
-    for level in _LEVELS:
-        raw = (w > level).astype(np.uint8)
+    maps = [whiteness(bgr, cw) for cw in _CHROMA_WEIGHTS]
+    close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    for w, level in ((m, lv) for m in maps for lv in _LEVELS):
+        # Closing first mends the notches a numeral's strokes cut into a small chip's rim.
+        raw = cv2.morphologyEx((w > level).astype(np.uint8), cv2.MORPH_CLOSE, close_kernel)
         for k in _OPENINGS:
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             mask = cv2.morphologyEx(raw, cv2.MORPH_OPEN, kernel)
@@ -279,20 +284,29 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
                 aff[:2, :2] = lin
                 aff[:2, 2] = pts[i] - lin @ np.zeros(2)
                 inl = _inliers(aff, pts, rad, rad[i])
-                # Score by inlier area: chips are the largest discs on a lattice, and a finer
-                # lattice of small blobs (tile-border junctions) must not outvote them.
+                # Score by inlier count, radius as a tie-break: chips are the largest discs on
+                # a lattice (a finer lattice of small blobs is already ruled out by size).
                 score = float(np.sum(rad[inl] ** 2))
                 if best is None or score > best_score:
                     best, best_score, best_h = (i, inl), score, aff
     if best is None or best[1].sum() < 4:
         return None
     h = best_h
-    for tol in (_TOLERANCE, _TOLERANCE, _TOLERANCE * 0.8):
-        inl = _inliers(h, pts, rad, float(np.median(rad[best[1]])), tol)
-        if inl.sum() < 4:
-            break
-        cells = round_axial(plane_to_axial(project(np.linalg.inv(h), pts[inl])))
-        h_new, _ = cv2.findHomography(axial_to_plane(cells), pts[inl], 0)
+    seed = pts[best[0]]
+    # Grow: refit on the inliers within a growing number of hex steps of the seed chip, so
+    # that the affine guess only has to hold locally and perspective is absorbed step by step.
+    # While growing, the model is extrapolated: allow more position and size error.
+    for steps in (1.6, 2.6, 3.6, 5.0, 99.0):
+        inl = _inliers(h, pts, rad, float(np.median(rad[best[1]])), 0.45, 0.5)
+        seed_cell = round_axial(plane_to_axial(project(np.linalg.inv(h), seed[None])))[0]
+        cells = round_axial(plane_to_axial(project(np.linalg.inv(h), pts)))
+        dq = cells - seed_cell
+        dist = (np.abs(dq[:, 0]) + np.abs(dq[:, 1]) + np.abs(dq[:, 0] + dq[:, 1])) / 2
+        use = inl & (dist <= steps)
+        if use.sum() < 3:
+            continue
+        src, dst = axial_to_plane(cells[use]), pts[use]
+        h_new = _robust_homography(src, dst) if use.sum() >= 8 else _affine(src, dst)
         if h_new is None:
             break
         h = h_new
@@ -315,8 +329,43 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     return h, cells
 
 
+def _affine(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Least-squares affine map src -> dst (N >= 3 points each (N, 2)) as a 3x3 matrix."""
+    a = np.hstack([src, np.ones((len(src), 1))])
+    sol, _, rank, _ = np.linalg.lstsq(a, dst, rcond=None)
+    if rank < 3:
+        return None
+    m = np.eye(3)
+    m[:2, :] = sol.T
+    return m
+
+
+def _robust_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Least-squares homography src -> dst (N, 2 each), refitted without gross outliers.
+
+    Deterministic (no random sampling): fit all, drop points whose residual exceeds three
+    times the median residual (and 1 px), fit again; twice.
+    """
+    keep = np.ones(len(src), bool)
+    h = None
+    for _ in range(3):
+        if keep.sum() < 4:
+            break
+        h, _ = cv2.findHomography(src[keep], dst[keep], 0)
+        if h is None:
+            return None
+        resid = np.linalg.norm(project(h, src) - dst, axis=1)
+        keep = resid <= max(1.0, 3.0 * float(np.median(resid[keep])))
+    return h
+
+
 def _inliers(
-    h: np.ndarray, pts: np.ndarray, rad: np.ndarray, ref_radius: float, tol: float = _TOLERANCE
+    h: np.ndarray,
+    pts: np.ndarray,
+    rad: np.ndarray,
+    ref_radius: float,
+    tol: float = _TOLERANCE,
+    size_tol: float = 0.3,
 ) -> np.ndarray:
     """Candidates within ``tol`` hex radii of a lattice point and of a consistent size.
 
@@ -336,7 +385,7 @@ def _inliers(
     plausible = (plane_rad > 0.22) & (plane_rad < 0.65)
     near = (resid < tol) & plausible
     ref = np.median(plane_rad[near]) if np.any(near) else ref_radius
-    ok_size = plausible & (np.abs(np.log(plane_rad / ref)) < 0.3)
+    ok_size = plausible & (np.abs(np.log(plane_rad / ref)) < size_tol)
     return (resid < tol) & ok_size & np.isfinite(resid)
 
 
@@ -476,11 +525,15 @@ def _placement_cost(
         # Every chip-less cell of the frame is sea (or a rare desert/unexplored land hex).
         cost += sum(1.0 for c in chipless if sea_at(c) < 0.6)
     else:
-        cost += abs(len(chipless) - DESERTS[kind]) * 1.0
-        cost += sum(sea_at(c) for c in chipless) * 2.0
-    # Beyond the frame there is the frame's band of sea and then the table: never open sea all
-    # round a cell.
-    cost += sum(1.0 for c in ring if sea_at(c) > 0.85)
+        # Chip-less land is a desert or a chip the candidates missed: cheap. Sea is wrong.
+        cost += sum(2.0 * sea_at(c) for c in chipless)
+    for c in ring:
+        s = sea_at(c)
+        # Around the frame lies its band of sea, then the table: open sea all round a cell
+        # means the frame is too small, no sea at all means land (or table) where the band
+        # should be.
+        if s > 0.85 or (kind != "seafarers" and s < 0.08):
+            cost += 1.0
     return cost
 
 

@@ -30,20 +30,24 @@ from scipy.optimize import linear_sum_assignment
 
 from companion.board import Hex, Terrain, hex_center
 
-#: Prototype colours (CIELAB: L* 0..100, a*, b*) per terrain: one per edition's look.
-PROTOTYPES: dict[Terrain, tuple[tuple[float, float, float], ...]] = {
-    Terrain.FOREST: ((40.0, -28.0, 28.0), (45.0, -18.0, 30.0)),
-    Terrain.PASTURE: ((70.0, -36.0, 50.0), (65.0, -25.0, 45.0)),
-    Terrain.FIELDS: ((75.0, 2.0, 60.0), (70.0, 10.0, 55.0)),
-    Terrain.HILLS: ((50.0, 25.0, 38.0), (45.0, 20.0, 28.0)),
-    Terrain.MOUNTAINS: ((57.0, 3.0, -6.0), (55.0, 5.0, 5.0)),
-    Terrain.DESERT: ((78.0, 0.0, 32.0), (72.0, 5.0, 28.0)),
-    Terrain.GOLD: ((68.0, 19.0, 68.0),),
-    Terrain.SEA: ((47.0, -2.0, -36.0),),
+#: Prototype features (CIELAB L* 0..100, a*, b*, and the texture: median absolute deviation
+#: of L*) per terrain, after light normalisation: one per look. The first is the project's
+#: renderer art (measured over renders); the second the current printed art, measured as the
+#: mean over photos of one real board of that edition (boards-dev ``vieja``), so figures on
+#: those photos are optimistic for that edition (see docs/vision.md).
+PROTOTYPES: dict[Terrain, tuple[tuple[float, float, float, float], ...]] = {
+    Terrain.FOREST: ((29.0, -20.0, 22.0, 5.0), (42.0, -11.0, 29.0, 11.0)),
+    Terrain.PASTURE: ((75.0, -34.0, 54.0, 3.0), (68.0, -23.0, 46.0, 6.0)),
+    Terrain.FIELDS: ((73.0, 5.0, 55.0, 4.0), (65.0, 2.0, 43.0, 11.0)),
+    Terrain.HILLS: ((52.0, 25.0, 38.0, 4.0), (53.0, 10.0, 36.0, 11.0)),
+    Terrain.MOUNTAINS: ((60.0, 5.0, -1.0, 6.0), (62.0, -2.0, 14.0, 14.0)),
+    Terrain.DESERT: ((77.0, 2.0, 32.0, 4.0), (71.0, -2.0, 43.0, 4.0)),
+    Terrain.GOLD: ((66.0, 19.0, 66.0, 5.0),),
+    Terrain.SEA: ((47.0, -2.0, -36.0, 4.0),),
 }
 
-#: How far (CIELAB units) a feature may stray from a prototype for one unit of cost.
-_SCALE = np.array([14.0, 9.0, 11.0])
+#: How far a feature may stray from a prototype for one unit of cost (L*, a*, b*, texture).
+_SCALE = np.array([10.0, 6.0, 8.0, 3.0])
 
 #: Terrain counts of the boards whose material is fixed.
 COUNTS: dict[str, Counter[Terrain]] = {
@@ -135,7 +139,7 @@ def normalise_light(features: np.ndarray, land: np.ndarray, kind: str | None) ->
         else {t: 1.0 for t in PROTOTYPES if t.is_land}
     )
     total = sum(weights.values())
-    ref = sum(np.mean(PROTOTYPES[t], axis=0) * wgt for t, wgt in weights.items()) / total
+    ref = sum(np.mean(PROTOTYPES[t], axis=0)[:3] * wgt for t, wgt in weights.items()) / total
     mean = features[land, :3].mean(axis=0)
     # Lightness scales (exposure), chroma shifts (colour cast).
     out[:, 0] = features[:, 0] * (ref[0] / max(mean[0], 1e-3))
@@ -144,12 +148,12 @@ def normalise_light(features: np.ndarray, land: np.ndarray, kind: str | None) ->
 
 
 def terrain_costs(features: np.ndarray, terrains: Sequence[Terrain]) -> np.ndarray:
-    """Cost (N, T) of each hex being each terrain: scaled squared distance to the nearest
-    prototype of that terrain."""
+    """Cost (N, T) of each hex being each terrain: scaled squared distance of the features
+    (N, 4) to the nearest prototype of that terrain."""
     costs = np.zeros((len(features), len(terrains)))
     for j, t in enumerate(terrains):
         protos = np.array(PROTOTYPES[t])
-        d = ((features[:, None, :3] - protos[None]) / _SCALE) ** 2
+        d = ((features[:, None, :] - protos[None]) / _SCALE) ** 2
         costs[:, j] = d.sum(axis=2).min(axis=1)
     return costs
 

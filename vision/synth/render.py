@@ -108,11 +108,11 @@ class Conditions:
             base,
             tilt_deg=float(rng.uniform(0, 45)),
             tilt_dir_deg=float(rng.uniform(0, 360)),
-            distortion=float(rng.uniform(-0.08, 0.05)),
+            distortion=float(rng.uniform(-0.05, 0.03)),
             white_balance=tuple(float(x) for x in rng.uniform(0.85, 1.15, 3)),
             brightness=float(rng.uniform(0.7, 1.2)),
             light_gradient=float(rng.uniform(0, 0.35)),
-            glare=float(rng.uniform(0, 0.4)) if rng.random() < 0.4 else 0.0,
+            glare=float(rng.uniform(0, 0.3)) if rng.random() < 0.4 else 0.0,
             shadow=float(rng.uniform(0.2, 0.45)) if rng.random() < 0.4 else 0.0,
             hands=int(rng.random() < 0.3),
             blur_sigma=float(rng.uniform(0, 1.5)),
@@ -537,7 +537,8 @@ def _draw_hand(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     d = tip - base
     d /= np.linalg.norm(d)
     n = np.array([-d[1], d[0]])
-    unit = 0.06 * min(w, h)
+    # A hand about one and a half hexes wide for a board filling the image.
+    unit = 0.03 * min(w, h)
     palm = tip - d * 1.6 * unit
     mask = np.zeros((h, w), np.uint8)
     arm = np.array(

@@ -129,7 +129,7 @@ def _table_half(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
         grain = cv2.resize(grain[:, :: max(1, w // 40)], (w, h), interpolation=cv2.INTER_LINEAR)
         img = base * (0.8 + 0.35 * grain[..., None])
     elif kind == 1:  # carpet or cloth
-        base = np.full(3, rng.uniform(120, 200)) + rng.uniform(-15, 15, 3)
+        base = np.full(3, rng.uniform(120, 200)) + rng.uniform(-12, 12, 3) * [0.3, 1, 1]
         img = base * (0.8 + 0.4 * rng.random((h, w, 1), dtype=np.float32))
         img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.8)
     else:  # green baize or grey tiles
