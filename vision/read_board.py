@@ -174,9 +174,9 @@ def chip_crop(top: np.ndarray, centre: np.ndarray, px: float) -> np.ndarray | No
         r_eq = math.sqrt(stats[k, cv2.CC_STAT_AREA] / math.pi)
         off = math.hypot(cents[k][0] - half, cents[k][1] - half)
         # The chip: about the nominal size, near the centre.
-        if 0.6 * nominal < r_eq < 1.3 * nominal and off < 0.5 * nominal:
-            if best is None or off < best[0]:
-                best = (off, cents[k], r_eq)
+        plausible = 0.6 * nominal < r_eq < 1.3 * nominal and off < 0.5 * nominal
+        if plausible and (best is None or off < best[0]):
+            best = (off, cents[k], r_eq)
     if best is None:
         ccx, ccy, r = float(half), float(half), nominal
     else:
