@@ -2,7 +2,9 @@
 
 A board is built in three steps, each on integer lists (no Board objects until the end):
 
-1. terrain: the spec's hexes shuffled onto the frame (fixed hexes stay);
+1. terrain: the spec's hexes shuffled onto the frame (``none``) or laid hex by hex by
+   randomized backtracking that never connects three hexes of one terrain (``fair`` and
+   ``tournament``); fixed hexes stay;
 2. chips: placed by randomized backtracking under the spec's chip rules
    (:func:`companion.setup_check.chip_constraints`: forbidden numbers per hex, pairs that must
    not both be red), so every rule holds by construction and no time is lost rejecting;
@@ -203,12 +205,17 @@ class _Plan:
         return hit
 
 
+#: Plans by spec identity (specs hold dicts, so they cannot be hashed); the spec is kept with
+#: its plan so that its id cannot be reused while the entry exists.
 _PLANS: dict[int, tuple[SetupSpec, _Plan]] = {}
+_MAX_PLANS = 64
 
 
 def _plan(spec: SetupSpec) -> _Plan:
     hit = _PLANS.get(id(spec))
     if hit is None or hit[0] is not spec:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
         hit = (spec, _Plan(spec))
         _PLANS[id(spec)] = hit
     return hit[1]
