@@ -8,6 +8,8 @@ the tower unplugged still plays with dice typed in on the page).
 from __future__ import annotations
 
 import logging
+import signal
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +29,13 @@ log = logging.getLogger(__name__)
 
 
 def open_or_create(
-    path: Path, board: Board, players: list[str], seed: int | None, rules: Rules | None = None
+    path: Path,
+    board: Board | None,
+    players: list[str],
+    seed: int | None,
+    rules: Rules | None = None,
 ) -> JournaledGame:
-    """Resume the game in ``path`` if it has one, else start a new game there."""
+    """Resume the game in ``path`` if it has one, else start a new game on ``board`` there."""
     if path.exists() and path.stat().st_size > 0:
         jg = JournaledGame.open(path)
         if jg.damage is not None:
@@ -37,6 +43,8 @@ def open_or_create(
             jg.continue_after_damage()
         log.info("resumed %s at action %d", path, len(jg.history))
         return jg
+    if board is None:
+        raise ValueError(f"{path}: there is no game to resume, and no board to start one")
     return JournaledGame.create(path, board, players, rules, seed)
 
 
@@ -141,6 +149,19 @@ class TableHost:
         for t in self._threads:
             t.join(timeout=5)
         self.table.stop()
+
+    def serve(self, banner: str) -> None:
+        """Print where the page is, then run until Ctrl-C or SIGTERM, and stop cleanly."""
+        print(f"{banner}: open {self.url}", flush=True)
+        print(f"table code: {self.table_code}   journal: {self.jgame.journal.path}", flush=True)
+        # `kill` (SIGTERM) stops as cleanly as Ctrl-C: the journal is closed, the port freed.
+        signal.signal(signal.SIGTERM, lambda *_: self.request_stop())
+        try:
+            self.wait()
+        except KeyboardInterrupt:
+            print("stopping...", file=sys.stderr)
+        finally:
+            self.stop()
 
     def request_stop(self) -> None:
         """Ask :meth:`wait` to return (safe from a signal handler)."""

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
-import sys
 import tempfile
 from pathlib import Path
 
@@ -50,15 +48,6 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"cannot listen on {args.host}:{args.port} ({exc}); try --port 0"
         ) from None
-    print(f"Catan Companion demo: open {host.url}", flush=True)
-    print(f"table code: {host.table_code}   journal: {journal}", flush=True)
     host.play_with_bots(pace=1.0 / args.speed, seed=args.seed)
-    # `kill` (SIGTERM) stops as cleanly as Ctrl-C: the journal is closed, the port freed.
-    signal.signal(signal.SIGTERM, lambda *_: host.request_stop())
-    try:
-        host.wait()
-    except KeyboardInterrupt:
-        print("stopping...", file=sys.stderr)
-    finally:
-        host.stop()
+    host.serve("Catan Companion demo")
     return 0

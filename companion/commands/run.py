@@ -1,0 +1,133 @@
+"""``catan-companion run``: a real game at a real table.
+
+The board comes from the camera (or a photo, or a board JSON file); the setup check runs on it;
+the dice tower rolls; the web page shows everything and takes what the camera cannot see. The
+journal (by default in the user's data directory) resumes the game after any stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from companion.board import Board, Terrain
+from companion.host import TableHost, open_or_create
+
+log = logging.getLogger(__name__)
+
+COLORS = ("red", "blue", "white", "orange", "green", "brown")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--camera", help="camera index or URL to read the board from")
+    source.add_argument("--photo", type=Path, help="read the board from this photo")
+    source.add_argument("--board", type=Path, help="the board as JSON (see read-board --json)")
+    parser.add_argument("--serial", help="dice tower port (/dev/ttyACM0, or sim://NAME)")
+    parser.add_argument(
+        "--players", default="red,blue,white,orange", help="colours in seat order, comma-separated"
+    )
+    parser.add_argument("--journal", type=Path, help="journal file (resumed if it exists)")
+    parser.add_argument("--port", type=int, default=8765, help="web page port")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (0.0.0.0: the whole Wi-Fi)"
+    )
+    parser.add_argument(
+        "--accept-setup", action="store_true", help="play even if the setup check finds faults"
+    )
+
+
+def parse_players(text: str) -> list[str]:
+    players = [c.strip().lower() for c in text.split(",") if c.strip()]
+    unknown = [c for c in players if c not in COLORS]
+    if unknown:
+        raise ValueError(f"--players: unknown colour {unknown[0]!r} (use {', '.join(COLORS)})")
+    if not 3 <= len(players) <= 6 or len(set(players)) != len(players):
+        raise ValueError("--players: give 3 to 6 different colours, e.g. red,blue,white")
+    return players
+
+
+def read_table_board(args: argparse.Namespace) -> Board:
+    """The board of a new game, from the camera, a photo or a JSON file."""
+    if args.board is not None:
+        return Board.load(args.board)
+    from vision.read_board import read_board
+
+    if args.photo is not None:
+        return read_board(args.photo)
+    if args.camera is not None:
+        return read_board(grab_frame(args.camera))
+    raise ValueError("a new game needs its board: give --camera, --photo or --board")
+
+
+def grab_frame(camera: str) -> object:
+    """One frame from a camera (index or URL), after letting its exposure settle."""
+    import cv2
+
+    cap = cv2.VideoCapture(int(camera) if camera.isdigit() else camera)
+    try:
+        if not cap.isOpened():
+            raise ValueError(f"--camera {camera}: no camera there (is it plugged in?)")
+        frame = None
+        for _ in range(15):  # the first frames of a webcam are dark while it adjusts
+            ok, grabbed = cap.read()
+            if ok:
+                frame = grabbed
+        if frame is None:
+            raise ValueError(f"--camera {camera}: the camera gives no picture")
+        return frame
+    finally:
+        cap.release()
+
+
+def check_setup(board: Board, players: int, accept: bool) -> None:
+    from companion.setup_check import check_board
+
+    report = check_board(board, players=players)
+    for v in report.violations:
+        print(f"setup: {v.rule}: {v.message}", file=sys.stderr)
+    if not report.ok and not accept:
+        raise ValueError(
+            f"the setup check found {len(report.violations)} fault(s) (above); fix the board "
+            "(catan-companion check-setup suggests swaps) or pass --accept-setup"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    players = parse_players(args.players)
+    journal = args.journal
+    if journal is None:
+        from platformdirs import user_data_dir
+
+        games = Path(user_data_dir("catan-companion")) / "games"
+        games.mkdir(parents=True, exist_ok=True)
+        journal = games / time.strftime("%Y-%m-%d-%H%M%S.sqlite")
+    if journal.exists() and journal.stat().st_size > 0:
+        board = None  # the journal has it
+    else:
+        board = read_table_board(args)
+        if board.warnings:
+            for w in board.warnings:
+                print(f"board: {w}", file=sys.stderr)
+        if board.robber is None:
+            deserts = [h for h, t in board.tiles.items() if t.terrain == Terrain.DESERT]
+            if not deserts:
+                raise ValueError("the board has no robber and no desert to start it on")
+            board.robber = deserts[0]
+        check_setup(board, len(players), args.accept_setup)
+    jgame = (
+        open_or_create(journal, board, players, None)
+        if board
+        else open_or_create(journal, Board("base", {}), players, None)
+    )
+    host = TableHost(jgame, host=args.host, port=args.port, tower_url=args.serial)
+    try:
+        host.start()
+    except OSError as exc:
+        host.stop()
+        raise ValueError(f"cannot listen on {args.host}:{args.port} ({exc})") from None
+    host.serve("Catan Companion")
+    return 0

@@ -1,0 +1,89 @@
+"""catan-companion run: a real table's start-up, with the board from a file and the sim tower."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from companion.board import Board, hex_neighbours
+from companion.cli import main
+from companion.layouts import random_board
+
+
+def test_players_are_checked(capsys):
+    assert main(["run", "--players", "red,purple", "--board", "x.json"]) == 2
+    assert "unknown colour 'purple'" in capsys.readouterr().err
+    assert main(["run", "--players", "red,red,blue", "--board", "x.json"]) == 2
+
+
+def test_a_new_game_needs_a_board(tmp_path, capsys):
+    assert main(["run", "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert "needs its board" in capsys.readouterr().err
+
+
+def test_a_board_with_adjacent_red_numbers_is_refused_with_the_rule(tmp_path, capsys):
+    board = random_board(4, seed=1)
+    sixes = [h for h, t in board.tiles.items() if t.number in (6, 8)]
+    data = board.to_json()
+    # put a 6 next to an existing red number by swapping chips with a neighbour
+    target = sixes[0]
+    neighbour = next(
+        n
+        for n in hex_neighbours(target)
+        if n in board.tiles and board.tiles[n].number not in (None, 6, 8)
+    )
+    other_red = sixes[1]
+    by_hex = {(h["q"], h["r"]): h for h in data["hexes"]}
+    by_hex[neighbour]["number"], by_hex[other_red]["number"] = (
+        by_hex[other_red]["number"],
+        by_hex[neighbour]["number"],
+    )
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    Board.load(path)  # a valid board JSON, only the setup is wrong
+    assert main(["run", "--board", str(path), "--journal", str(tmp_path / "j.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert "BASE-RED-ADJ" in err and "--accept-setup" in err
+    assert not (tmp_path / "j.sqlite").exists()
+
+
+@pytest.mark.parametrize("tower", ["sim://run-test", None])
+def test_run_serves_the_game_and_stops_cleanly_on_sigterm(tmp_path, tower):
+    board = tmp_path / "board.json"
+    random_board(4, seed=3).save(board)
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion.cli",
+        "run",
+        "--board",
+        str(board),
+        "--port",
+        "0",
+        "--players",
+        "blue,white,orange",
+        "--journal",
+        str(tmp_path / "j.sqlite"),
+    ]
+    if tower:
+        cmd += ["--serial", tower]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        url = proc.stdout.readline().split("open ", 1)[1].strip()
+        with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+            state = json.load(r)
+        assert [p["color"] for p in state["players"]] == ["blue", "white", "orange"]
+        assert state["phase"] == "founding_settlement"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
