@@ -6,8 +6,9 @@ node-pair edges to our canonical corners (:class:`~companion.board.Vertex`) and 
 outcome: dice, drawn card, stolen card, discarded cards) into the resolved action of our engine.
 
 Coordinates: catanatron's cube coordinate ``(x, y, z)`` is our axial ``(q, r) = (x, z)``; its
-tile corners (``NodeRef``) and sides (``EdgeRef``) carry the same compass names as ours, so
-:func:`companion.board.vertex` and :func:`companion.board.edge` canonicalise them.
+tile corners (``NodeRef``) carry the same compass names as ours, so :func:`companion.board.vertex`
+canonicalises them, and a side (catanatron's pair of node ids) is the side between its two
+corners.
 
 The known places where catanatron 3.2.1 departs from RULES.md are in
 docs/catanatron-differences.md; this module only provides the facts the differential test
@@ -22,20 +23,10 @@ from typing import Any
 
 from catanatron import Color
 from catanatron import Game as CatanatronGame
-from catanatron.models.enums import (
-    DEVELOPMENT_CARDS as CAT_DEV_CARDS,
-)
-from catanatron.models.enums import (
-    RESOURCES as CAT_RESOURCES,
-)
-from catanatron.models.enums import (
-    SETTLEMENT,
-    ActionPrompt,
-    ActionType,
-)
-from catanatron.models.enums import (
-    Action as CatAction,
-)
+from catanatron.models.enums import DEVELOPMENT_CARDS as CAT_DEV_CARDS
+from catanatron.models.enums import RESOURCES as CAT_RESOURCES
+from catanatron.models.enums import SETTLEMENT, ActionPrompt, ActionType
+from catanatron.models.enums import Action as CatAction
 from catanatron.models.map import (
     BASE_MAP_TEMPLATE,
     PORT_DIRECTION_TO_NODEREFS,
@@ -239,26 +230,30 @@ class Bridge:
     bought: Counter[DevCard] = field(default_factory=Counter)
 
     @classmethod
-    def new(cls, board: Board, seed: int, rules: Rules | None = None) -> Bridge:
+    def new(cls, board: Board, seed: int, rules: Rules | None = None, players: int = 4) -> Bridge:
         """A fresh pair of games; ``seed`` seeds catanatron (seating, deck, dice, steals).
 
-        catanatron shuffles the seats: ours follow its order. Our engine never draws a random
-        outcome here, since every action arrives resolved from catanatron.
+        ``players`` (3 or 4) take the first of catanatron's colours; catanatron shuffles the
+        seats and ours follow its order. Our engine never draws a random outcome here, since
+        every action arrives resolved from catanatron.
         """
         if board.robber is None:
             raise BridgeError("the board has no robber")
+        if players not in (3, 4):
+            raise BridgeError(f"players: {players}; the base game is for 3 or 4")
         catan_map = catan_map_of(board)
-        cat = CatanatronGame([RandomPlayer(c) for c in Color], seed=seed, catan_map=catan_map)
+        colors = list(Color)[:players]
+        cat = CatanatronGame([RandomPlayer(c) for c in colors], seed=seed, catan_map=catan_map)
         cat.state.board.robber_coordinate = hex_to_cube(board.robber)
-        colors = tuple(color_name(c) for c in cat.state.colors)
-        ours = Game(board, colors, rules, rng=seed)
+        seats = tuple(color_name(c) for c in cat.state.colors)
+        ours = Game(board, seats, rules, rng=seed)
         vertex_of = node_vertices(catan_map)
         node_of = {v: n for n, v in vertex_of.items()}
         edge_of: dict[tuple[int, int], Edge] = {}
         for e in ours.topology.edges:
             a, b = (node_of[v] for v in edge_vertices(e))
             edge_of[(a, b)] = edge_of[(b, a)] = e
-        return cls(board, cat, ours, colors, vertex_of, node_of, edge_of)
+        return cls(board, cat, ours, seats, vertex_of, node_of, edge_of)
 
     # -- catanatron's state in our terms -------------------------------------------------
 
@@ -268,9 +263,6 @@ class Bridge:
 
     def seat(self, c: Color) -> int:
         return self.state.color_to_index[c]
-
-    def key(self, seat: int) -> str:
-        return f"P{seat}"
 
     def hand(self, seat: int) -> list[int]:
         ps = self.state.player_state

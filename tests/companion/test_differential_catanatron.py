@@ -83,6 +83,8 @@ from companion.layouts import random_board  # noqa: E402
 
 #: Seeds of the games; each seeds the board, catanatron and the random player.
 SEEDS = range(1, 41)
+#: Every fourth game has 3 players (RULES.md 1.3.3), the others 4.
+THREE_PLAYER_EVERY = 4
 #: Turns after which a game that nobody has won is cut short (catanatron's own cap is 1000).
 TURN_CAP = 400
 #: catanatron mixes trade and building freely: the configurable GAP of RULES.md 1.5.
@@ -399,15 +401,17 @@ def offers(run: Run) -> list[CatAction]:
     return allowed
 
 
-def start(board: Board, seed: int) -> Run:
-    run = Run(seed, Bridge.new(board, seed=seed, rules=RULES), random.Random(seed))
+def start(board: Board, seed: int, players: int = 4) -> Run:
+    run = Run(seed, Bridge.new(board, seed, RULES, players), random.Random(seed))
     check_state(run)
     return run
 
 
 def play(seed: int) -> Run:
     """Play one seeded game on a random board in lockstep, checking after every action."""
-    run = start(random_board(4, seed=seed), seed)
+    players = 3 if seed % THREE_PLAYER_EVERY == 0 else 4
+    run = start(random_board(players, seed=seed), seed, players)
+    run.seen[f"{players} players"] += 1
     while not finished(run):
         advance(run, run.rng.choice(offers(run)))
     return run
@@ -459,6 +463,7 @@ def test_the_games_exercise_every_action_and_every_known_difference(
     missing = [a for a in actions if seen[a] == 0]
     assert not missing, f"no game played {missing}"
     assert seen["won"] >= len(SEEDS) // 2, f"too few games reached a winner: {seen}"
+    assert seen["3 players"] and seen["4 players"]
     # The shortage exception is rare in random games: test_a_shortage_... plays it.
     for difference in (
         BOUGHT_THIS_TURN,
