@@ -17,9 +17,11 @@ Two things keep it fast without losing the shortest answer:
   any fix) or one of a red pair. Any shortest fix can be reordered to start with such a move
   (the offending hex lies on a cycle of the permutation from the board to the fixed board, and
   swapping it with its successor shortens that cycle), so nothing is lost.
-* A lower bound prunes: each swap changes two hexes, and disjoint violated constraints each
-  need a hex of their own changed, so at least ceil(k / 2) more swaps are needed for k disjoint
-  violations. A transposition table skips boards already reached with as much budget.
+* A lower bound prunes: disjoint violated constraints each need a hex of their own changed and
+  a swap changes two hexes, so one swap cures at most two of them, and only two if each hex
+  receives a chip that can cure its constraint; constraints without such a partner need a swap
+  each (:func:`_swap_bound`). A transposition table skips boards already reached with as much
+  budget.
 
 These two arguments hold for chip swaps, so the chip phase is exact. With hex swaps a rule can
 also be cured by moving a neighbour (a desert next to a red number), so the hex phase lets the
@@ -140,34 +142,35 @@ class _Search:
         forbidden, red = self._constraints(terrain)
         offending: list[int] = []
         used: set[int] = set()
-        disjoint = 0
+        # Disjoint violated constraints as (kind, hexes): each needs one of its hexes changed.
+        groups: list[tuple[str, tuple[int, ...]]] = []
         for i in range(self.n):
             if numbers[i] in forbidden[i]:
                 offending.append(i)
                 used.add(i)
-                disjoint += 1
+                groups.append(("unary", (i,)))
         for i, j in red:
             if numbers[i] in RED_NUMBERS and numbers[j] in RED_NUMBERS:
                 offending.extend((i, j))
                 if i not in used and j not in used:
                     used.update((i, j))
-                    disjoint += 1
+                    groups.append(("red", (i, j)))
         if self.other_rules:
             lay = self.lay.with_cells(terrain, numbers)
             for v in check_layout(lay, self.other_rules):
-                idx = [lay.geo.index[h] for h in v.hexes if h in lay.geo.index]
+                idx = tuple(lay.geo.index[h] for h in v.hexes if h in lay.geo.index)
                 offending.extend(idx)
                 if idx and not used.intersection(idx):
                     used.update(idx)
-                    disjoint += 1
+                    groups.append(("other", idx))
         if not self.allow_hexes:
-            return sorted(set(offending)), (disjoint + 1) // 2
+            return sorted(set(offending)), _swap_bound(groups, numbers, forbidden)
         # Moving a neighbour's terrain can cure a hex (a desert next to a red number), so with
         # hex swaps the neighbours may move too, and the bound falls back to "one more".
         near = set(offending)
         for i in offending:
             near.update(self.lay.geo.neighbours[i])
-        return sorted(near) if offending else [], min(disjoint, 1)
+        return sorted(near) if offending else [], min(len(groups), 1)
 
     def arrangement_exists(self, budget: int = 200_000) -> bool | None:
         """Whether some arrangement of the board's chips on its terrain passes the chip rules
@@ -265,6 +268,66 @@ class _Search:
                     terrain[i], terrain[j] = terrain[j], terrain[i]
                     numbers[i], numbers[j] = numbers[j], numbers[i]
         return False
+
+
+def _swap_bound(
+    groups: list[tuple[str, tuple[int, ...]]],
+    numbers: list[int],
+    forbidden: list[frozenset[int]],
+) -> int:
+    """A lower bound on the chip swaps that cure every group of disjoint violations.
+
+    A swap changes two hexes, so it cures at most two groups, and two only if each hex gets a
+    chip that can cure its group: a chip not forbidden there (unary rules) and not red (a red
+    pair). Linking groups that one swap could cure together, at most a maximum matching of
+    them is cured two at a time, so at least ``len(groups) - matching`` swaps remain.
+    """
+
+    def cures(kind: str, at: int, chip: int) -> bool:
+        if kind == "unary":
+            return chip not in forbidden[at]
+        if kind == "red":
+            return chip not in RED_NUMBERS
+        return True  # other rules: no cheap test, so assume the best
+
+    n = len(groups)
+    adjacent = [0] * n
+    for k, (kind_a, hexes_a) in enumerate(groups):
+        for m in range(k + 1, n):
+            kind_b, hexes_b = groups[m]
+            if any(
+                cures(kind_a, a, numbers[b]) and cures(kind_b, b, numbers[a])
+                for a in hexes_a
+                for b in hexes_b
+            ):
+                adjacent[k] |= 1 << m
+                adjacent[m] |= 1 << k
+    if n > _EXACT_MATCHING_LIMIT:
+        return n - sum(1 for a in adjacent if a) // 2
+    return n - _max_matching((1 << n) - 1, adjacent, {})
+
+
+#: Up to this many violation groups the pairing bound uses an exact maximum matching.
+_EXACT_MATCHING_LIMIT = 14
+
+
+def _max_matching(mask: int, adjacent: list[int], memo: dict[int, int]) -> int:
+    """Size of a maximum matching among the groups in ``mask`` (bit sets of group indices)."""
+    if mask == 0:
+        return 0
+    hit = memo.get(mask)
+    if hit is not None:
+        return hit
+    i = (mask & -mask).bit_length() - 1
+    rest = mask & ~(1 << i)
+    best = _max_matching(rest, adjacent, memo)
+    partners = adjacent[i] & rest
+    while partners:
+        low = partners & -partners
+        best = max(best, 1 + _max_matching(rest & ~low, adjacent, memo))
+        partners &= ~low
+    memo[mask] = best
+    return best
 
 
 # --- spiral -------------------------------------------------------------------------------

@@ -263,3 +263,22 @@ def test_each_step_is_worded_against_the_board_of_its_moment():
         )
         now = apply_swaps(now, [s])
     assert check_board(now, spec).ok
+
+
+def test_poor_chips_on_forest_and_pasture_need_one_swap_each():
+    # Two hexes both holding a poor chip cannot cure each other by a swap, so k such hexes
+    # need k swaps; the bound sees that and the search goes straight to the answer.
+    spec = replace(BASE_SPEC, name="t-s2", rules=(*BASE_SPEC.rules, "S2-FOREST-PASTURE-NUMBERS"))
+    board = generate_board(spec, 1, "none").board
+    fp = [h for h, t in board.tiles.items() if t.terrain in (Terrain.FOREST, Terrain.PASTURE)]
+    poor = [h for h, t in board.tiles.items() if t.number in (2, 3, 11, 12) and h not in fp]
+    good_fp = [h for h in fp if board.tiles[h].number not in (6, 8)]
+    for src, dst in zip(poor, good_fp, strict=False):
+        a, b = board.tiles[dst], board.tiles[src]
+        board.tiles[dst], board.tiles[src] = Tile(a.terrain, b.number), Tile(b.terrain, a.number)
+    violations = check_board(board, spec).violations
+    assert {v.rule for v in violations} == {"S2-FOREST-PASTURE-NUMBERS"}
+    assert len(violations) >= 5
+    fix = suggest_fixes(board, spec, max_swaps=8)
+    assert fix.fixed and len(fix.swaps) == len(violations)
+    assert check_board(apply_swaps(board, fix.swaps), spec).ok
