@@ -51,7 +51,6 @@ from companion.board import (
     Vertex,
     edge,
     edge_hexes,
-    edge_midpoint,
     edge_vertices,
     hex_center,
     hex_neighbour,
@@ -99,6 +98,8 @@ _EXPLAINED = 4.0
 # A site is taken for a piece while learning when the background explains it this badly
 # (empty sites stay below ~6 on synthetic and real boards; pieces score 10 and more).
 _PIECE = 8.0
+_MAYBE_PIECE = 3.0
+_SETUP_PIECES = 4
 # 8-bit values at or above this are taken as saturated by the camera.
 _CLIPPED = 250.0
 
@@ -817,16 +818,22 @@ def _sea_colours(
 def _learn_border(
     image: np.ndarray, homography: np.ndarray, hexes: Sequence[Hex], white: WhiteReference
 ) -> Gaussian:
-    """The hex border's model: the dominant colour at the sides' midpoints."""
+    """The hex border's model: the dominant colour along the middle of the inner sides."""
     _, edges = board_sites(hexes)
     land = set(hexes)
     inner = [e for e in edges if all(h in land for h in _site_hexes(e))]
-    mids = np.array([edge_midpoint(e) for e in inner])
-    x = log_colour(_sample(image, homography, mids), white.at(mids))
+    t = np.linspace(0.3, 0.7, 7)[:, None]
+    plane = []
+    for e in inner:
+        a, b = (np.array(vertex_position(v)) for v in edge_vertices(e))
+        plane.append(a + t * (b - a))
+    pts = np.vstack(plane)
+    x = log_colour(_sample(image, homography, pts), white.at(pts))
     med = np.nanmedian(x, axis=0)
     dist = np.linalg.norm(x - med, axis=1)
-    # Roads cover a few sides: keep the majority around the median.
-    keep = dist <= np.nanpercentile(dist, 70)
+    # Roads cover a few sides and a registration a pixel off lands some samples on the
+    # terrain beside the border: keep the half closest to the dominant colour.
+    keep = dist <= np.nanpercentile(dist, 50)
     return Gaussian.fit(x[keep])
 
 
@@ -841,19 +848,25 @@ def _learn_players(
 ) -> dict[str, Gaussian]:
     """Find the pieces (sites not explained by border and terrain) and split them by player."""
     vs, es = board_sites(hexes)
-    found: list[np.ndarray] = []
+    scored: list[tuple[float, np.ndarray]] = []
     for site in [*vs, *es]:
         x, clipped = _site_colours(image, homography, white, site)
-        if len(x) < 6:
-            continue
-        if profile._background_score(x, clipped, site, terrain_of) > _PIECE:
-            found.append(x)
+        if len(x) >= 6:
+            scored.append((profile._background_score(x, clipped, site, terrain_of), x))
+    scored.sort(key=lambda item: -item[0])
     k = len(players)
+    # Clear pieces first; a piece close to the border's colour (white plastic on a cream
+    # border) may score lower, so the set-up count (2 settlements + 2 roads each) admits the
+    # next likeliest sites as long as they are at least unusual.
+    found = [x for score, x in scored if score > _PIECE]
     if len(found) < k:
         raise ColorError(
             f"found pieces at {len(found)} places but {k} player colours were named: put every "
             "player's set-up pieces on the board"
         )
+    for score, x in scored[len(found) : _SETUP_PIECES * k]:
+        if score > _MAYBE_PIECE:
+            found.append(x)
     medians = np.array([np.median(x, axis=0) for x in found])
     chip = np.array(_PRIOR_CHIP_BGR, np.float32)
     priors = np.array(
