@@ -25,6 +25,7 @@ outcome without changing the state, so the journal can record it before the stat
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,6 +65,7 @@ from companion.board import (
     Terrain,
     Vertex,
 )
+from companion.hooks import Hook, make_hook
 from companion.longest_route import ROAD, SHIP, longest_route
 
 Event = dict[str, Any]
@@ -134,6 +136,10 @@ class Rules:
     special_building_phase: bool = False
     #: Ships per player: 0 without Seafarers, 15 with it (RULES.md 3.2.7).
     ships: int = 0
+    #: Scenario rule hooks (see companion.hooks), e.g. ({"hook": "island_bonus", "vp": 2},).
+    hooks: tuple[dict[str, Any], ...] = ()
+    #: Named sets of hexes the hooks refer to: area name -> [[q, r], ...].
+    areas: dict[str, list[list[int]]] = field(default_factory=dict)
 
     @classmethod
     def for_players(cls, n: int, **options: Any) -> Rules:
@@ -173,13 +179,16 @@ class Rules:
             "dev_deck": {card.value: n for card, n in self.dev_deck},
             "special_building_phase": self.special_building_phase,
             "ships": self.ships,
+            "hooks": [dict(h) for h in self.hooks],
+            "areas": {k: [list(h) for h in v] for k, v in self.areas.items()},
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Rules:
-        known = {k: v for k, v in data.items() if k != "dev_deck"}
+        known = {k: v for k, v in data.items() if k not in ("dev_deck", "hooks")}
         deck = tuple((DevCard(k), int(v)) for k, v in data.get("dev_deck", {}).items())
-        return cls(**known, **({"dev_deck": deck} if deck else {}))
+        hooks = tuple(dict(h) for h in data.get("hooks", ()))
+        return cls(**known, hooks=hooks, **({"dev_deck": deck} if deck else {}))
 
 
 class Randomness(Protocol):
@@ -244,6 +253,12 @@ class Game:
         self.board = board
         self.players: tuple[str, ...] = tuple(players)
         self.rules = rules or Rules.for_players(len(players))
+        areas = {
+            name: frozenset((q, r) for q, r in hexes) for name, hexes in self.rules.areas.items()
+        }
+        self.hooks: tuple[Hook, ...] = tuple(make_hook(h, areas) for h in self.rules.hooks)
+        #: what the hooks remember (JSON-safe; part of the snapshot)
+        self.hook_state: dict[str, Any] = {}
         self.rng: Randomness = rng if hasattr(rng, "roll") else RandomSource(rng)  # type: ignore
         self._seat = {c: i for i, c in enumerate(self.players)}
         t = self.topology = board.topology
@@ -284,6 +299,8 @@ class Game:
         self.vertex_level = [0] * len(t.vertices)  # 1 settlement, 2 city
         #: victory points of each seat's settlements and cities (kept, not recounted)
         self.building_points = [0] * n
+        #: special victory points (Catan chips) given by scenario hooks (RULES.md 3.8.1)
+        self.special_vp = [0] * n
         self.edge_owner = [-1] * len(t.edges)
         self.edge_kind = [0] * len(t.edges)  # ROAD or SHIP
         self.hands = [[0] * N_RES for _ in range(n)]
@@ -349,7 +366,7 @@ class Game:
 
     def public_victory_points(self, p: int) -> int:
         """Victory points everyone can see (RULES.md 1.13.1, without hidden VP cards)."""
-        vp = self.building_points[p]
+        vp = self.building_points[p] + self.special_vp[p]
         if self.longest_road == p:
             vp += 2
         if self.largest_army == p:
@@ -486,6 +503,10 @@ class Game:
                 "1.9.4",
                 f"corner {tuple(t.vertices[v])} is not at the end of one of your roads or ships",
             )
+        for hook in self.hooks:
+            err = hook.settlement_error(self, p, v, founding)
+            if err is not None:
+                return err
         return None
 
     def _route_spot_error(self, p: int, e: int, kind: int) -> IllegalAction | None:
@@ -667,13 +688,24 @@ class Game:
         owners = {self.vertex_owner[v] for v in t.hex_vertices[h]}
         return sorted(o for o in owners if o not in (-1, p) and sum(self.hands[o]) > 0)
 
+    def _robber_target_error(self, p: int, h: int) -> IllegalAction | None:
+        """Why the robber may not go to land hex ``h`` (RULES.md 1.7.3 and scenarios)."""
+        if h == self.robber:
+            return IllegalAction("1.7.3", "the robber must move to a different hex")
+        for hook in self.hooks:
+            err = hook.robber_error(self, p, h)
+            if err is not None:
+                return err
+        return None
+
     def _check_robber(self, p: int, a: MoveRobber) -> None:
         self._require_turn(p, Phase.MOVE_ROBBER)
         h = self.topology.hex_index.get(a.hex)
         if h is None or not self.hex_land[h]:
             raise IllegalAction("1.7.3", f"the robber must go to a land hex; {a.hex} is not one")
-        if h == self.robber:
-            raise IllegalAction("1.7.3", "the robber must move to a different hex")
+        err = self._robber_target_error(p, h)
+        if err is not None:
+            raise err
         victims = self._robber_victims(p, h)
         if a.victim is None:
             if victims:
@@ -859,7 +891,7 @@ class Game:
                         yield Discard(self.players[q], Cards(counts))
             case Phase.MOVE_ROBBER:
                 for h in range(len(t.hexes)):
-                    if h == self.robber or not self.hex_land[h]:
+                    if not self.hex_land[h] or self._robber_target_error(p, h) is not None:
                         continue
                     victims = self._robber_victims(p, h)
                     if not victims:
@@ -971,6 +1003,10 @@ class Game:
         self.vertex_owner[v] = p
         self.vertex_level[v] = 1
         self.building_points[p] += 1
+        for hook in self.hooks:
+            events.extend(
+                hook.after_settlement(self, p, v, self.phase == Phase.FOUNDING_SETTLEMENT)
+            )
         self.settlements_left[p] -= 1
         kind = self.vertex_harbor.get(v)
         if kind is not None:
@@ -1439,6 +1475,8 @@ class Game:
             "last_roll": None if self.last_roll is None else list(self.last_roll),
             "winner": self.winner_color,
             "victory_points": [self.victory_points(q) for q in range(len(self.players))],
+            "special_vp": list(self.special_vp),
+            "hook_state": json.loads(json.dumps(self.hook_state)),
         }
 
     def public_view(self) -> dict[str, Any]:
@@ -1456,6 +1494,7 @@ class Game:
                     "longest_road": self.longest_road == i,
                     "largest_army": self.largest_army == i,
                     "victory_points": self.public_victory_points(i),
+                    "special_victory_points": self.special_vp[i],
                     "pieces_left": {
                         "settlements": self.settlements_left[i],
                         "cities": self.cities_left[i],

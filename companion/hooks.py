@@ -1,0 +1,206 @@
+"""Scenario rule hooks: small, named rules a scenario file switches on with parameters.
+
+A scenario (see :mod:`companion.scenario`) lists hooks such as
+``{"hook": "island_bonus", "vp": 2, "home": "founding"}``. The engine calls every hook at a
+few fixed points (a settlement spot is judged, a settlement is built, the robber moves), so no
+scenario's ``if`` is scattered through the engine. A hook keeps what it must remember in
+``game.hook_state[its name]``, which is JSON-safe and part of the game's snapshot.
+
+Each hook cites the RULES.md rule it implements in its refusals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from companion.game import Event, Game, IllegalAction
+
+
+class Hook:
+    """A scenario rule. Subclasses override the points they need; the defaults do nothing."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        self.areas = area_map
+        self.params = params
+
+    def hexes(self, names: Sequence[str]) -> frozenset[tuple[int, int]]:
+        out: set[tuple[int, int]] = set()
+        for n in names:
+            if n not in self.areas:
+                raise ValueError(f"hook {self.name}: unknown area {n!r}")
+            out |= self.areas[n]
+        return frozenset(out)
+
+    def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
+        return None
+
+    def robber_error(self, game: Game, p: int, h: int) -> IllegalAction | None:
+        return None
+
+    def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
+        return []
+
+    def extra_points(self, game: Game, p: int) -> int:
+        return 0
+
+
+def _land_hexes_of(game: Game, v: int) -> set[tuple[int, int]]:
+    t = game.topology
+    return {t.hexes[h] for h in t.vertex_hexes[v] if game.hex_land[h]}
+
+
+class FoundingArea(Hook):
+    """Founding settlements only on the given areas (e.g. S1-FOUND-MAIN, rule 4.1.2)."""
+
+    name = "founding_area"
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        super().__init__(area_map, **params)
+        self.allowed = self.hexes(params["areas"])
+        self.rule = params.get("rule", "4")
+
+    def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
+        from companion.game import IllegalAction
+
+        land = _land_hexes_of(game, v)
+        if founding and not land & self.allowed:
+            where = ", ".join(self.params["areas"])
+            return IllegalAction(self.rule, f"founding settlements go on the {where} only")
+        return None
+
+
+class NoSettlement(Hook):
+    """Never a settlement on the given areas (e.g. S5-NO-SETTLE-SMALL, rule 4.5.6)."""
+
+    name = "no_settlement"
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        super().__init__(area_map, **params)
+        self.forbidden = self.hexes(params["areas"])
+        self.rule = params.get("rule", "4")
+
+    def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
+        from companion.game import IllegalAction
+
+        land = _land_hexes_of(game, v)
+        if land and land <= self.forbidden:
+            return IllegalAction(self.rule, "no settlement may ever be built there")
+        return None
+
+
+class RobberForbidden(Hook):
+    """The robber never goes onto the given areas (e.g. S5-ROBBER, rule 4.5.8)."""
+
+    name = "robber_forbidden"
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        super().__init__(area_map, **params)
+        self.forbidden = self.hexes(params["areas"])
+        self.rule = params.get("rule", "4")
+
+    def robber_error(self, game: Game, p: int, h: int) -> IllegalAction | None:
+        from companion.game import IllegalAction
+
+        if game.topology.hexes[h] in self.forbidden:
+            return IllegalAction(self.rule, "the robber may not go there in this scenario")
+        return None
+
+
+class IslandBonus(Hook):
+    """Special victory points for a player's first settlement on each foreign island.
+
+    ``home`` is ``"founding"`` (the islands of one's founding settlements are home, S2/S9) or a
+    list of areas that are everyone's home (S1's main island). ``regions`` is ``"islands"``
+    (connected land) or ``"areas"`` (each named area is its own region, S4's strip).
+    Rules 4.1.4, 4.2.3, 4.4.4, 4.9.5.
+    """
+
+    name = "island_bonus"
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        super().__init__(area_map, **params)
+        self.vp = int(params.get("vp", 2))
+        self.home = params.get("home", "founding")
+        self.by_areas = params.get("regions", "islands") == "areas"
+        self._regions: dict[tuple[int, int], int] | None = None
+
+    def regions(self, game: Game) -> dict[tuple[int, int], int]:
+        """Region number of every land hex."""
+        if self._regions is None:
+            if self.by_areas:
+                names = sorted(self.areas)
+                self._regions = {h: i for i, n in enumerate(names) for h in self.areas[n]}
+            else:
+                self._regions = _islands(game)
+        return self._regions
+
+    def _region_of(self, game: Game, v: int) -> int | None:
+        regions = self.regions(game)
+        found = {regions[h] for h in _land_hexes_of(game, v) if h in regions}
+        return min(found) if found else None
+
+    def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
+        state = game.hook_state.setdefault(self.name, {"home": {}, "awarded": {}})
+        color = game.players[p]
+        region = self._region_of(game, v)
+        if region is None:
+            return []
+        homes = state["home"].setdefault(color, [])
+        if founding:
+            if self.home == "founding" and region not in homes:
+                homes.append(region)
+            return []
+        if self.home == "founding":
+            home_regions = set(homes)
+        else:
+            regions = self.regions(game)
+            home_regions = {regions[h] for h in self.hexes(self.home) if h in regions}
+        awarded = state["awarded"].setdefault(color, [])
+        if region in home_regions or region in awarded:
+            return []
+        awarded.append(region)
+        game.special_vp[p] += self.vp
+        return [{"type": "special_vp", "player": color, "vp": self.vp, "why": "new island"}]
+
+
+def _islands(game: Game) -> dict[tuple[int, int], int]:
+    """Connected components of land hexes, numbered from 0."""
+    from companion.board import hex_neighbours
+
+    land = {game.topology.hexes[h] for h in range(len(game.topology.hexes)) if game.hex_land[h]}
+    region: dict[tuple[int, int], int] = {}
+    for start in sorted(land):
+        if start in region:
+            continue
+        n = len(set(region.values()))
+        stack = [start]
+        while stack:
+            h = stack.pop()
+            if h in region:
+                continue
+            region[h] = n
+            stack.extend(x for x in hex_neighbours(h) if x in land and x not in region)
+    return region
+
+
+HOOKS: dict[str, type[Hook]] = {
+    cls.name: cls for cls in (FoundingArea, NoSettlement, RobberForbidden, IslandBonus)
+}
+
+
+def make_hook(spec: Mapping[str, Any], areas: Mapping[str, frozenset[tuple[int, int]]]) -> Hook:
+    """Build a hook from its scenario-file entry, e.g. ``{"hook": "founding_area", ...}``."""
+    if not isinstance(spec, Mapping) or "hook" not in spec:
+        raise ValueError("a hook entry must be an object with a 'hook' name")
+    cls = HOOKS.get(spec["hook"])
+    if cls is None:
+        raise ValueError(f"unknown hook {spec['hook']!r} (known: {', '.join(sorted(HOOKS))})")
+    params = {k: v for k, v in spec.items() if k != "hook"}
+    try:
+        return cls(areas, **params)
+    except KeyError as exc:
+        raise ValueError(f"hook {spec['hook']}: missing parameter {exc}") from None

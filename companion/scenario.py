@@ -1,0 +1,325 @@
+"""Scenarios as files: a map, its material, its rules and its hooks, for each player count.
+
+A scenario file is JSON (``companion/scenarios/*.json``; copy one to make a home-made scenario
+and load it by path). Its shape::
+
+    {
+      "format": "catan-companion-scenario/1",
+      "id": "new-shores", "title": "Heading for New Shores", "rules_section": "4.1",
+      "expansion": "seafarers",
+      "rules": {"ships": 15, "victory_points": 14},          # any companion.game.Rules field
+      "hooks": [{"hook": "founding_area", "areas": ["main"], "rule": "4.1.2"}, ...],
+      "setup": {"red_adjacent": false, "red_on_gold": false},
+      "layouts": {
+        "4": {
+          "rows": [{"r": -3, "q": 0, "hexes": "sea sea ?@main fields:5@small ..."}, ...],
+          "material": {"main": {"terrain": {"forest": 4, ...}, "chips": {"2": 1, ...}}, ...},
+          "harbors": [{"q": .., "r": .., "side": "E", "kind": "3:1"}, ...],
+          "robber": {"q": .., "r": ..} | {"terrain": "desert"} | {"number": 12},
+          "pirate": {"q": .., "r": ..} | null,
+          "catan_chips": 24
+        }
+      }
+    }
+
+A hex token is ``TERRAIN[:NUMBER][@AREA]``; ``?`` as the terrain or the number draws it at
+random from that area's material (the variable set-up), e.g. ``?:?@main``. Every area's
+material must add up exactly, and the whole scenario must fit in the physical pool of the
+base game plus Seafarers (RULES.md 3.1.2); :func:`load_scenario` says what is wrong if not.
+
+>>> s = load_scenario("new-shores", players=4, seed=1)
+>>> s.title, s.rules.victory_points, len(s.board.land_hexes())
+('Heading for New Shores', 14, 28)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from companion.board import (
+    CHIP_VALUES,
+    Board,
+    BoardError,
+    Harbor,
+    Hex,
+    Resource,
+    Terrain,
+    Tile,
+    hex_neighbours,
+)
+from companion.game import Rules
+from companion.hooks import make_hook
+
+FORMAT = "catan-companion-scenario/1"
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+
+#: The physical pool of the base game plus Seafarers (RULES.md 3.1.2).
+POOL_TERRAIN: Counter[Terrain] = Counter(
+    {
+        Terrain.SEA: 19,
+        Terrain.DESERT: 3,
+        Terrain.GOLD: 2,
+        Terrain.FIELDS: 5,
+        Terrain.HILLS: 5,
+        Terrain.MOUNTAINS: 5,
+        Terrain.PASTURE: 5,
+        Terrain.FOREST: 5,
+    }
+)
+POOL_CHIPS: Counter[int] = Counter({2: 2, 3: 3, 4: 3, 5: 3, 6: 3, 8: 3, 9: 3, 10: 3, 11: 3, 12: 2})
+POOL_SPECIAL_HARBORS = 5
+POOL_GENERIC_HARBORS = 5
+POOL_CATAN_CHIPS = 57
+
+
+class ScenarioError(ValueError):
+    """A scenario file is malformed or does not fit the material; the message says where."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    players: int
+    board: Board
+    rules: Rules
+    areas: dict[str, frozenset[Hex]]
+    catan_chips: int
+    source: Path
+
+
+def list_scenarios() -> list[str]:
+    """The ids of the scenarios shipped in the package."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.json"))
+
+
+def load_scenario(name_or_path: str | Path, players: int, seed: int | None = None) -> Scenario:
+    """Load a scenario for ``players`` players; random parts of the map drawn with ``seed``."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = SCENARIO_DIR / f"{name_or_path}.json"
+        if not path.is_file():
+            raise ScenarioError(
+                f"no scenario {name_or_path!r} (known: {', '.join(list_scenarios())})"
+            )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"{path}: not a JSON document ({exc})") from None
+    try:
+        return _build(data, players, seed, path)
+    except (ScenarioError, BoardError, KeyError, TypeError, ValueError) as exc:
+        raise ScenarioError(f"{path.name}: {exc}") from None
+
+
+def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) -> Scenario:
+    if data.get("format") != FORMAT:
+        raise ScenarioError(f"format must be {FORMAT!r}")
+    layouts = data["layouts"]
+    layout = layouts.get(str(players))
+    if layout is None:
+        raise ScenarioError(
+            f"no layout for {players} players (it has: {', '.join(sorted(layouts))})"
+        )
+    rng = random.Random(seed)
+    tokens, areas = _parse_rows(layout["rows"])
+    material = layout.get("material", {})
+    setup = data.get("setup", {})
+    tiles = _lay(tokens, areas, material, setup, rng)
+    harbors = _harbors(layout, rng)
+    board = Board("seafarers", tiles, harbors)
+    board.robber = _place(layout.get("robber"), board, "robber", land=True)
+    board.pirate = _place(layout.get("pirate"), board, "pirate", land=False)
+    catan_chips = int(layout.get("catan_chips", 0))
+    _check_pool(board, catan_chips)
+    rules_data = {**data.get("rules", {}), **layout.get("rules", {})}
+    hooks = tuple(dict(h) for h in data.get("hooks", ()))
+    area_json = {name: [list(h) for h in sorted(hexes)] for name, hexes in areas.items()}
+    rules = replace(Rules.for_players(players), **_rules_fields(rules_data))
+    rules = replace(rules, hooks=hooks, areas=area_json)
+    frozen_areas = {k: frozenset(v) for k, v in areas.items()}
+    for h in hooks:  # fail now, not in the middle of a game
+        make_hook(h, frozen_areas)
+    return Scenario(
+        id=str(data["id"]),
+        title=str(data["title"]),
+        players=players,
+        board=board,
+        rules=rules,
+        areas=frozen_areas,
+        catan_chips=catan_chips,
+        source=path,
+    )
+
+
+def _rules_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    known = set(Rules.__dataclass_fields__) - {"hooks", "areas", "dev_deck"}
+    unknown = set(data) - known
+    if unknown:
+        raise ScenarioError(f"rules: unknown option {sorted(unknown)[0]!r}")
+    return dict(data)
+
+
+def _parse_rows(rows: Any) -> tuple[dict[Hex, tuple[str, str | None]], dict[str, set[Hex]]]:
+    tokens: dict[Hex, tuple[str, str | None]] = {}
+    areas: dict[str, set[Hex]] = {}
+    for i, row in enumerate(rows):
+        q, r = row["q"], row["r"]
+        for j, token in enumerate(row["hexes"].split()):
+            where = f"rows[{i}] hex {j + 1} ({token})"
+            body, _, area = token.partition("@")
+            terrain, _, number = body.partition(":")
+            if terrain != "?" and terrain not in {t.value for t in Terrain}:
+                raise ScenarioError(f"{where}: unknown terrain {terrain!r}")
+            h = (q + j, r)
+            if h in tokens:
+                raise ScenarioError(f"{where}: hex {h} appears twice")
+            tokens[h] = (terrain, number or None)
+            if area:
+                areas.setdefault(area, set()).add(h)
+    return tokens, areas
+
+
+def _lay(
+    tokens: dict[Hex, tuple[str, str | None]],
+    areas: dict[str, set[Hex]],
+    material: Mapping[str, Any],
+    setup: Mapping[str, Any],
+    rng: random.Random,
+) -> dict[Hex, Tile]:
+    """Fixed hexes as written; random ones drawn from their area's material."""
+    area_of = {h: a for a, hexes in areas.items() for h in hexes}
+    terrain: dict[Hex, Terrain] = {}
+    for area in [None, *sorted(set(area_of.values()))]:
+        hexes = sorted(h for h in tokens if area_of.get(h) == area)
+        pool = Counter(
+            {Terrain(k): v for k, v in material.get(area, {}).get("terrain", {}).items()}
+        )
+        fixed = Counter(Terrain(tokens[h][0]) for h in hexes if tokens[h][0] != "?")
+        drawn = [h for h in hexes if tokens[h][0] == "?"]
+        if pool:
+            left = pool - fixed
+            if fixed - pool or sum(left.values()) != len(drawn):
+                raise ScenarioError(
+                    f"material of area {area!r}: the table lists {_show(pool)} but the map "
+                    f"has {_show(fixed)} fixed and {len(drawn)} random hexes"
+                )
+            bag = list(left.elements())
+            rng.shuffle(bag)
+            terrain.update(zip(drawn, bag, strict=True))
+        elif drawn:
+            raise ScenarioError(f"area {area!r} has random hexes but no terrain material")
+        terrain.update((h, Terrain(tokens[h][0])) for h in hexes if tokens[h][0] != "?")
+    numbers: dict[Hex, int] = {}
+    random_chip: dict[str | None, list[Hex]] = {}
+    for h, (_, number) in tokens.items():
+        if number == "?":
+            # A random hex that turned out desert (or sea) takes no chip (3.1.6).
+            if terrain[h].is_land and terrain[h] != Terrain.DESERT:
+                random_chip.setdefault(area_of.get(h), []).append(h)
+        elif number is not None:
+            if not number.isdigit() or int(number) not in CHIP_VALUES:
+                raise ScenarioError(f"hex {h}: {number!r} is not a chip value")
+            numbers[h] = int(number)
+    for area, hexes in sorted(random_chip.items(), key=lambda kv: str(kv[0])):
+        pool = Counter({int(k): v for k, v in material.get(area, {}).get("chips", {}).items()})
+        fixed = Counter(numbers[h] for h in numbers if area_of.get(h) == area)
+        left = pool - fixed
+        if fixed - pool or sum(left.values()) != len(hexes):
+            raise ScenarioError(
+                f"chips of area {area!r}: the table lists {_show(pool)} but the map has "
+                f"{_show(fixed)} fixed and {len(hexes)} random chips"
+            )
+        bag = list(left.elements())
+        for _ in range(10_000):
+            rng.shuffle(bag)
+            trial = {**numbers, **dict(zip(sorted(hexes), bag, strict=True))}
+            if _chips_ok(trial, terrain, setup):
+                numbers = trial
+                break
+        else:
+            raise ScenarioError(f"area {area!r}: no chip placement satisfies the set-up rules")
+    for h in numbers:
+        if not terrain[h].is_land or terrain[h] == Terrain.DESERT:
+            raise ScenarioError(f"hex {h}: a {terrain[h].value} hex carries no chip (3.1.6)")
+    return {h: Tile(terrain[h], numbers.get(h)) for h in sorted(tokens)}
+
+
+def _chips_ok(numbers: dict[Hex, int], terrain: dict[Hex, Terrain], setup: Mapping) -> bool:
+    for h, n in numbers.items():
+        if n not in (6, 8):
+            continue
+        if not setup.get("red_on_gold", True) and terrain[h] == Terrain.GOLD:
+            return False
+        if not setup.get("red_adjacent", True) and any(
+            numbers.get(x) in (6, 8) for x in hex_neighbours(h)
+        ):
+            return False
+    return True
+
+
+def _harbors(layout: Mapping[str, Any], rng: random.Random) -> list[Harbor]:
+    """Harbours as listed; a kind ``?`` is drawn from ``harbor_pool`` (random harbours)."""
+    pool = list(layout.get("harbor_pool", []))
+    rng.shuffle(pool)
+    out = []
+    for i, h in enumerate(layout.get("harbors", [])):
+        kind = h["kind"]
+        if kind == "?":
+            if not pool:
+                raise ScenarioError(f"harbors[{i}]: kind '?' but the harbor_pool is used up")
+            kind = pool.pop()
+        out.append(Harbor(h["q"], h["r"], h["side"], kind))
+    if pool:
+        raise ScenarioError(f"harbor_pool has {len(pool)} more kinds than '?' harbours")
+    return out
+
+
+def _place(spec: Any, board: Board, what: str, land: bool) -> Hex | None:
+    """A start hex: by coordinates, or the first hex matching a terrain and/or chip value."""
+    if spec is None:
+        return None
+    if "q" in spec:
+        h = (spec["q"], spec["r"])
+        if h not in board.tiles:
+            raise ScenarioError(f"{what}: hex {h} is not on the map")
+        return h
+    for h, t in sorted(board.tiles.items()):
+        if (
+            spec.get("terrain", t.terrain.value) == t.terrain.value
+            and spec.get("number", t.number) == t.number
+        ):
+            if t.terrain.is_land != land:
+                break
+            return h
+    raise ScenarioError(f"{what}: no {'land' if land else 'sea'} hex matches {dict(spec)}")
+
+
+def _check_pool(board: Board, catan_chips: int) -> None:
+    """The map must fit in the box (RULES.md 3.1.2, checks SEA-POOL-*)."""
+    over = board.terrain_counts() - POOL_TERRAIN
+    if over:
+        raise ScenarioError(f"more hexes than the box holds: {_show(over)} too many (3.1.2)")
+    chips = board.chip_counts() - POOL_CHIPS
+    if chips:
+        raise ScenarioError(f"more chips than the box holds: {_show(chips)} too many (3.1.2)")
+    kinds = Counter(h.kind for h in board.harbors)
+    generic = kinds.pop("3:1", 0)
+    if generic > POOL_GENERIC_HARBORS or sum(kinds.values()) > POOL_SPECIAL_HARBORS:
+        raise ScenarioError("more harbour tokens than the box holds (5 special, 5 generic)")
+    if any(n > 1 for k, n in kinds.items() if k in {r.value for r in Resource}):
+        raise ScenarioError("Seafarers has one special harbour token per resource")
+    if catan_chips > POOL_CATAN_CHIPS:
+        raise ScenarioError(f"{catan_chips} Catan chips, but the box holds {POOL_CATAN_CHIPS}")
+
+
+def _show(counts: Counter[Any]) -> str:
+    return ", ".join(f"{getattr(k, 'value', k)} {n}" for k, n in sorted(counts.items(), key=str))

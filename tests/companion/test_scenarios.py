@@ -1,0 +1,259 @@
+"""Scenario files: loading, material, the physical pool, hooks, and games to their end."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, deque
+
+import pytest
+from conftest import Script, set_hand
+
+from companion.actions import BuildSettlement, BuildShip, EndTurn, RollDice
+from companion.board import Terrain
+from companion.bots import GreedyBot
+from companion.game import Game, IllegalAction, Phase
+from companion.scenario import (
+    SCENARIO_DIR,
+    ScenarioError,
+    list_scenarios,
+    load_scenario,
+)
+
+COLORS = ["red", "blue", "white", "orange"]
+
+
+def layouts_of(name: str) -> list[int]:
+    data = json.loads((SCENARIO_DIR / f"{name}.json").read_text())
+    return sorted(int(k) for k in data["layouts"])
+
+
+ALL = [(name, n) for name in list_scenarios() for n in layouts_of(name)]
+
+
+@pytest.mark.parametrize(("name", "players"), ALL)
+def test_every_packaged_scenario_matches_its_material_table(name, players):
+    data = json.loads((SCENARIO_DIR / f"{name}.json").read_text())
+    layout = data["layouts"][str(players)]
+    for seed in range(5):
+        s = load_scenario(name, players, seed=seed)
+        for area, table in layout.get("material", {}).items():
+            hexes = s.areas[area]
+            terrain = Counter(s.board.tiles[h].terrain.value for h in hexes)
+            assert terrain == Counter(table["terrain"]), (area, seed)
+            if "chips" in table:
+                chips = Counter(
+                    str(s.board.tiles[h].number) for h in hexes if s.board.tiles[h].number
+                )
+                assert chips == Counter(table["chips"]), (area, seed)
+        if data.get("setup", {}).get("red_adjacent") is False:
+            from companion.layouts import red_pairs
+
+            assert not red_pairs(s.board.tiles)
+
+
+@pytest.mark.parametrize(("name", "players"), ALL)
+def test_every_packaged_scenario_is_played_to_its_end(name, players):
+    s = load_scenario(name, players, seed=3)
+    game = Game(s.board, COLORS[:players], s.rules, rng=3)
+    bot = GreedyBot(seed=3)
+    while game.phase != Phase.GAME_OVER:
+        game.apply(bot.choose(game))
+        assert game.turn_number < 800
+    winner = game.winner
+    assert game.victory_points(winner) >= s.rules.victory_points
+    # the score recounted from the pieces and cards
+    recount = (
+        sum(lvl for v, lvl in enumerate(game.vertex_level) if game.vertex_owner[v] == winner)
+        + game.special_vp[winner]
+        + game.dev_hands[winner][1]
+        + 2 * (game.longest_road == winner)
+        + 2 * (game.largest_army == winner)
+    )
+    assert recount == game.victory_points(winner)
+
+
+def test_an_unknown_scenario_names_the_known_ones():
+    with pytest.raises(ScenarioError, match="new-shores"):
+        load_scenario("atlantis", 4)
+
+
+def test_a_missing_player_count_is_reported():
+    with pytest.raises(ScenarioError, match="no layout for 6 players"):
+        load_scenario("new-shores", 6)
+
+
+def _copy(tmp_path, mutate):
+    data = json.loads((SCENARIO_DIR / "new-shores.json").read_text())
+    mutate(data)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_home_made_scenario_loads_by_path(tmp_path):
+    path = _copy(tmp_path, lambda d: d["rules"].update(victory_points=12))
+    assert load_scenario(path, 4, seed=1).rules.victory_points == 12
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d.update(format="x"), "format"),
+        (lambda d: d["rules"].update(dragons=True), "unknown option 'dragons'"),
+        (lambda d: d["hooks"].append({"hook": "dragons"}), "unknown hook 'dragons'"),
+        (lambda d: d["hooks"].append({"hook": "founding_area"}), "missing parameter"),
+        (
+            lambda d: d["layouts"]["4"]["rows"][0].update(hexes="lava"),
+            "unknown terrain 'lava'",
+        ),
+        (
+            lambda d: d["layouts"]["4"]["material"]["main"]["terrain"].update(desert=2),
+            "material of area 'main'",
+        ),
+        (
+            # a 20th sea hex: more than the box holds (3.1.2)
+            lambda d: d["layouts"]["4"]["rows"].append({"r": 5, "q": 0, "hexes": "sea " * 6}),
+            "more hexes than the box holds",
+        ),
+        (
+            lambda d: d["layouts"]["4"].update(catan_chips=60),
+            "Catan chips",
+        ),
+        (
+            lambda d: d["layouts"]["4"]["harbor_pool"].append("3:1"),
+            "harbor_pool",
+        ),
+    ],
+)
+def test_a_broken_scenario_file_says_what_is_wrong(tmp_path, mutate, message):
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(_copy(tmp_path, mutate), 4, seed=1)
+
+
+def test_garbage_is_not_a_scenario(tmp_path):
+    path = tmp_path / "garbage.json"
+    path.write_bytes(b"\x00\xffnope")
+    with pytest.raises(ScenarioError, match="not a JSON document"):
+        load_scenario(path, 4)
+
+
+# -- New Shores, played by hand ----------------------------------------------------------------
+
+
+def _ship_path(game: Game, start: int, targets: set[int]) -> list[int]:
+    """The shortest chain of navigable sides from corner ``start`` to one of ``targets``."""
+    t = game.topology
+    prev: dict[int, tuple[int, int] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        if v in targets:
+            path = []
+            while prev[v] is not None:
+                u, e = prev[v]
+                path.append(e)
+                v = u
+            return path[::-1]
+        for e in t.vertex_edges[v]:
+            if not game.edge_sea[e]:
+                continue
+            a, b = t.edge_vertices[e]
+            w = b if a == v else a
+            if w not in prev:
+                prev[w] = (v, e)
+                queue.append(w)
+    raise AssertionError("no way by sea")
+
+
+def test_new_shores_founding_on_the_main_island_and_two_points_for_each_new_island():
+    s = load_scenario("new-shores", 4, seed=2)
+    game = Game(s.board, COLORS, s.rules, Script())
+    t = game.topology
+    main, small = s.areas["main"], s.areas["small"]
+    small_land = {h for h in small if s.board.tiles[h].terrain.is_land}
+
+    # 4.1.2: not on a small island in the founding phase
+    islet = next(
+        v
+        for v, hs in enumerate(t.vertex_hexes)
+        if {t.hexes[h] for h in hs if game.hex_land[h]} & small_land
+    )
+    with pytest.raises(IllegalAction) as err:
+        game.apply(BuildSettlement("red", t.vertices[islet]))
+    assert err.value.rule == "4.1.2"
+    # red founds on the main island's coast nearest the islets; the others anywhere on main
+    coast = [
+        v
+        for v, hs in enumerate(t.vertex_hexes)
+        if any(t.hexes[h] in main and game.hex_land[h] for h in hs)
+        and any(game.edge_sea[e] for e in t.vertex_edges[v])
+        and game._settlement_spot_error(0, v, True) is None
+    ]
+    home = min(coast, key=lambda v: len(_ship_path(game, v, _corners_of(game, small_land))))
+    game.apply(BuildSettlement("red", t.vertices[home]))
+    first_ship = _ship_path(game, home, _corners_of(game, small_land))[0]
+    game.apply(BuildShip("red", t.edges[first_ship]))
+    bot = GreedyBot(seed=1)
+    while game.phase != Phase.ROLL:
+        game.apply(bot.choose(game))
+    assert game.special_vp == [0, 0, 0, 0]
+    # red sails to the nearest free islet corner and settles it
+    game.rng.dice.append((1, 1))
+    game.apply(RollDice("red"))
+    free = {
+        v
+        for v in _corners_of(game, small_land)
+        if game.vertex_owner[v] == -1
+        and all(game.vertex_owner[n] == -1 for n in t.vertex_neighbours[v])
+    }
+    path = [e for e in _ship_path(game, home, free) if game.edge_owner[e] != 0]
+    set_hand(game, "red", lumber=len(path) + 1, wool=len(path) + 1, brick=1, grain=1)
+    for e in path:
+        game.apply(BuildShip("red", t.edges[e]))
+    target = next(v for v in free if any(v in t.edge_vertices[e] for e in path))
+    events = game.apply(BuildSettlement("red", t.vertices[target]))
+    assert {"type": "special_vp", "player": "red", "vp": 2, "why": "new island"} in events
+    assert game.special_vp[0] == 2
+    assert game.public_victory_points(0) == 2 + 1 + 2  # two founding settlements, one more, +2
+    # A second settlement on the same islet earns nothing more (4.1.4: the first only).
+    bonus = next(h for h in game.hooks if h.name == "island_bonus")
+    same_islet = next(
+        v
+        for v in _corners_of(game, small_land)
+        if v != target and bonus._region_of(game, v) == bonus._region_of(game, target)
+    )
+    assert bonus.after_settlement(game, 0, same_islet, False) == []
+    # ...but blue's first settlement there does earn blue the bonus.
+    assert bonus.after_settlement(game, 1, same_islet, False)[0]["player"] == "blue"
+    game.apply(EndTurn("red"))
+    snapshot = game.snapshot()
+    assert snapshot["special_vp"][0] == 2
+
+
+def _corners_of(game: Game, hexes: set) -> set[int]:
+    t = game.topology
+    return {v for h in hexes for v in t.hex_vertices[t.hex_index[h]]}
+
+
+def test_the_robber_of_three_player_new_shores_starts_on_the_hills_with_12():
+    s = load_scenario("new-shores", 3, seed=4)
+    tile = s.board.tiles[s.board.robber]
+    assert (tile.terrain, tile.number) == (Terrain.HILLS, 12)
+    assert s.board.pirate is not None and s.board.tiles[s.board.pirate].terrain == Terrain.SEA
+
+
+def test_scenario_rules_survive_the_journal(tmp_path):
+    from companion.journal import JournaledGame
+
+    s = load_scenario("new-shores", 4, seed=5)
+    jg = JournaledGame.create(tmp_path / "s.sqlite", s.board, COLORS, s.rules, seed=5)
+    bot = GreedyBot(seed=5)
+    for _ in range(400):
+        if jg.game.phase == Phase.GAME_OVER:
+            break
+        jg.apply(bot.choose(jg.game))
+    jg.close()
+    again = JournaledGame.open(tmp_path / "s.sqlite")
+    assert again.game.snapshot() == jg.game.snapshot()
+    assert again.game.rules.victory_points == 14 and len(again.game.hooks) == 2
+    again.close()
