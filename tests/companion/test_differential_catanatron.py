@@ -52,12 +52,14 @@ from conftest import V, build_roads, corner_path, fixed_board, roll  # noqa: E40
 
 from companion import cli  # noqa: E402
 from companion.actions import (  # noqa: E402
+    DEV_CARDS,
     Action,
     BuildCity,
     BuildRoad,
     BuildSettlement,
     BuyDevelopmentCard,
     Cards,
+    DevCard,
     Discard,
     EndTurn,
     MaritimeTrade,
@@ -735,3 +737,36 @@ def test_bench_without_the_catanatron_package_says_how_to_install_it(
 def test_the_cli_exits_2_on_a_bad_bench_argument(capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["bench", "engine", "--games", "0"]) == 2
     assert "--games 0" in capsys.readouterr().err
+
+
+def _catanatron_declares(run: Run, seat: int) -> None:
+    """Make catanatron see ``seat`` at 10 points, as its own rules would after a cut."""
+    run.bridge.state.player_state[f"P{seat}_ACTUAL_VICTORY_POINTS"] = 10
+
+
+def test_an_off_turn_win_by_catanatron_ends_the_game_when_we_agree_on_the_points() -> None:
+    """RULES.md 1.13.3: a player at 10 outside their turn wins at the start of it; catanatron
+    declares them at once (1.13.2 deviation). The game stops there, as a known difference."""
+    run = found_on_fixed_board(seed=6)
+    g = run.game
+    other = (g.current + 1) % len(g.players)
+    g.dev_hands[other][DEV_CARDS.index(DevCard.VICTORY_POINT)] += 10 - g.victory_points(other)
+    _catanatron_declares(run, other)
+    assert finished(run)
+    assert run.ended == "catanatron declared an off-turn win (1.13.2)"
+
+
+def test_an_off_turn_win_without_our_points_is_a_mismatch() -> None:
+    run = found_on_fixed_board(seed=6)
+    g = run.game
+    other = (g.current + 1) % len(g.players)
+    _catanatron_declares(run, other)
+    with pytest.raises(Mismatch, match="off-turn"):
+        finished(run)
+
+
+def test_a_winner_on_one_side_only_with_the_same_longest_road_is_a_mismatch() -> None:
+    run = found_on_fixed_board(seed=6)
+    _catanatron_declares(run, run.game.current)
+    with pytest.raises(Mismatch, match="winners differ"):
+        finished(run)
