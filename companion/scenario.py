@@ -51,7 +51,10 @@ from companion.board import (
     Resource,
     Terrain,
     Tile,
+    edge,
+    edge_vertices,
     hex_neighbours,
+    iter_coast_sides,
 )
 from companion.game import Rules
 from companion.hooks import make_hook
@@ -134,8 +137,8 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
     material = layout.get("material", {})
     setup = data.get("setup", {})
     tiles = _lay(tokens, areas, material, setup, rng)
-    harbors = _harbors(layout, rng)
-    board = Board("seafarers", tiles, harbors)
+    board = Board("seafarers", tiles, [])
+    board.harbors = _harbors(layout, rng, board)
     board.robber = _place(layout.get("robber"), board, "robber", land=True)
     board.pirate = _place(layout.get("pirate"), board, "pirate", land=False)
     catan_chips = int(layout.get("catan_chips", 0))
@@ -254,6 +257,12 @@ def _lay(
 
 
 def _chips_ok(numbers: dict[Hex, int], terrain: dict[Hex, Terrain], setup: Mapping) -> bool:
+    """The variable set-up's chip rules: red numbers (6, 8) not adjacent and not on gold when
+    the scenario says so, and numbers some terrains may not carry (4.2.6)."""
+    for ban in setup.get("forbidden_numbers", ()):
+        terrains, banned = set(ban["terrains"]), set(ban["numbers"])
+        if any(n in banned and terrain[h].value in terrains for h, n in numbers.items()):
+            return False
     for h, n in numbers.items():
         if n not in (6, 8):
             continue
@@ -266,8 +275,26 @@ def _chips_ok(numbers: dict[Hex, int], terrain: dict[Hex, Terrain], setup: Mappi
     return True
 
 
-def _harbors(layout: Mapping[str, Any], rng: random.Random) -> list[Harbor]:
-    """Harbours as listed; a kind ``?`` is drawn from ``harbor_pool`` (random harbours)."""
+def _harbors(layout: Mapping[str, Any], rng: random.Random, board: Board) -> list[Harbor]:
+    """Harbours as listed, a kind ``?`` drawn from ``harbor_pool``; or, with
+    ``random_harbors`` (a list of kinds), on random coast sides that share no corner."""
+    if "random_harbors" in layout:
+        kinds = list(layout["random_harbors"])
+        sides = list(iter_coast_sides(board))
+        rng.shuffle(sides)
+        rng.shuffle(kinds)
+        out: list[Harbor] = []
+        used: set[Any] = set()
+        for (q, r), side in sides:
+            if len(out) == len(kinds):
+                break
+            ends = set(edge_vertices(edge(q, r, side)))
+            if not ends & used:
+                used |= ends
+                out.append(Harbor(q, r, side, kinds[len(out)]))
+        if len(out) < len(kinds):
+            raise ScenarioError(f"room for only {len(out)} of {len(kinds)} random harbours")
+        return out
     pool = list(layout.get("harbor_pool", []))
     rng.shuffle(pool)
     out = []
