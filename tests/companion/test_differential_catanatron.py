@@ -770,3 +770,13 @@ def test_a_winner_on_one_side_only_with_the_same_longest_road_is_a_mismatch() ->
     _catanatron_declares(run, run.game.current)
     with pytest.raises(Mismatch, match="winners differ"):
         finished(run)
+
+
+def test_a_game_won_on_one_side_only_by_the_longest_road_card() -> None:
+    """Seed 50 (found by trying seeds) ends with a winner in one engine only, because the
+    engines gave Longest Road to different players (1.11); every comparison holds up to there.
+    """
+    run = play(50)
+    assert run.ended == "winner differs by Longest Road (1.11)"
+    assert run.bridge.holder("ROAD") != run.game.longest_road
+    assert (run.bridge.winner() is None) != (run.game.winner_color is None)
