@@ -7,9 +7,10 @@ The fixer runs an iterative-deepening depth-first search (IDA*) over swaps:
 1. **Chip swaps** (terrain stays): a move exchanges the chips (or a chip and "no chip") of two
    hexes. The search tries 1, 2, ... up to ``max_swaps`` swaps and returns the first, hence
    shortest, sequence after which every swap-repairable rule holds.
-2. If no chip-only fix exists within the limit, **hex swaps** are allowed as well (two terrain
-   tiles change places, each carrying its chip, as a player lifts them), up to
-   ``max_hex_swaps`` moves of either kind.
+2. If no arrangement of the chips on this terrain can pass (decided first by an exact
+   backtracking test), **hex swaps** are allowed as well (two terrain tiles change places,
+   each carrying its chip, as a player lifts them), up to ``max_hex_swaps`` moves of either
+   kind. If a chip-only fix exists but is longer than ``max_swaps``, the result says so.
 
 Two things keep it fast without losing the shortest answer:
 
@@ -60,6 +61,10 @@ from companion.setup_check import (
 from companion.spiral import corner_hexes, spiral_numbers
 
 SPIRAL_RULES = frozenset({"BASE-SPIRAL", "X56-SPIRAL"})
+#: Boards the chip search / the hex search may visit before giving up (each visit costs tens
+#: of microseconds, so these keep a hopeless search to a few seconds).
+CHIP_NODE_BUDGET = 200_000
+HEX_NODE_BUDGET = 50_000
 _EMPTY: frozenset[int] = frozenset()
 
 
@@ -118,8 +123,11 @@ _Compiled = tuple[list[frozenset[int]], list[tuple[int, int]]]
 class _Search:
     """IDA* over swaps on one layout; ``hexes`` allows terrain swaps as well as chip swaps."""
 
-    def __init__(self, lay: Layout, rules: Sequence[str], hexes: bool):
+    def __init__(self, lay: Layout, rules: Sequence[str], hexes: bool, node_budget: int):
         self.lay = lay
+        self.node_budget = node_budget
+        self.nodes = 0
+        self.out_of_budget = False
         self.n = len(lay.geo.hexes)
         self.chip_rules = [r for r in rules if RULES[r].constraints is not None]
         self.other_rules = [r for r in rules if RULES[r].constraints is None]
@@ -223,6 +231,8 @@ class _Search:
             path: list[tuple[str, int, int]] = []
             if self._dfs(terrain, numbers, depth, path):
                 return path
+            if self.out_of_budget:
+                return None
             if not self.cut:
                 return None  # every reachable board was tried: no deeper search can help
         return None
@@ -237,6 +247,11 @@ class _Search:
         offending, bound = self.problems(terrain, numbers)
         if not offending:
             return True
+        self.nodes += 1
+        if self.nodes > self.node_budget:
+            # Give up rather than keep the table waiting; counts as a cut, so never a proof.
+            self.out_of_budget = self.cut = True
+            return False
         key = (tuple(terrain), tuple(numbers))
         if self.seen.get(key, -1) >= budget:
             return False  # already searched from here with at least this budget
@@ -466,21 +481,28 @@ def suggest_fixes(
     steps: list[tuple[str, Hex, Hex]] = []
     proved = False
     found = True
-    chips_impossible = False
+    chips_impossible = chip_fix_exists = out_of_budget = False
     if violated & set(movable):
         path: list[tuple[str, int, int]] | None = None
         if violated & SPIRAL_RULES:
             path = _spiral_swaps(lay)
         else:
-            search = _Search(lay, search_rules, hexes=False)
-            # Proving first that no chip arrangement can pass saves a long fruitless search.
-            chips_impossible = search.arrangement_exists() is False
+            search = _Search(lay, search_rules, hexes=False, node_budget=CHIP_NODE_BUDGET)
+            # Deciding first whether any chip arrangement can pass saves a fruitless search.
+            exists = search.arrangement_exists()
+            chips_impossible = exists is False
             if not chips_impossible:
                 path = search.run(max_swaps)
-            if path is None:
-                search = _Search(lay, search_rules, hexes=True)
+                out_of_budget = search.out_of_budget
+            # Hex swaps are for boards whose chips cannot be arranged legally on this terrain
+            # (or where that is undecided); when a chip-only fix exists, the table is told to
+            # allow more chip swaps instead.
+            if path is None and exists is not True:
+                search = _Search(lay, search_rules, hexes=True, node_budget=HEX_NODE_BUDGET)
                 path = search.run(max_hex_swaps)
                 proved = path is None and not search.cut
+                out_of_budget = out_of_budget or search.out_of_budget
+            chip_fix_exists = exists is True
         if path is None:
             found = False
         else:
@@ -511,6 +533,13 @@ def suggest_fixes(
             "no arrangement of these chips on this terrain passes every rule, and no fix with "
             f"at most {max_hex_swaps} chip/hex swaps"
         )
+    elif not found and chip_fix_exists and not out_of_budget:
+        reason = (
+            f"the chips can be arranged legally, but it takes more than {max_swaps} chip "
+            f"swap{'s' if max_swaps != 1 else ''} (allow more with --max-swaps)"
+        )
+    elif not found and out_of_budget:
+        reason = "the search for a fix was stopped after trying too many boards"
     elif not found:
         reason = f"no fix with at most {max_swaps} chip swaps or {max_hex_swaps} chip/hex swaps"
     else:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.board import Board, Terrain, Tile
+from companion.board import Board, Terrain, Tile, hex_neighbours
 from companion.fixes import apply_swaps, describe_swaps, suggest_fixes
 from companion.generate import generate_board
 from companion.layouts import random_board
@@ -162,8 +162,29 @@ def test_a_fix_longer_than_the_limit_is_reported_as_such():
     assert not check_board(board).ok
     fix = suggest_fixes(board, max_swaps=1, max_hex_swaps=1)
     assert not fix.fixed and not fix.proved
-    assert "at most 1 chip swaps" in fix.reason
+    assert "more than 1 chip swap (allow more with --max-swaps)" in fix.reason
     assert suggest_fixes(board, max_swaps=4).fixed
+
+
+def test_a_search_over_its_node_budget_stops_and_says_so(monkeypatch):
+    import companion.fixes as fixes
+
+    board = random_board(4, seed=11)
+    t = board.tiles
+    six = next(h for h in t if t[h].number == 6)
+    beside = next(n for n in hex_neighbours(six) if n in t and t[n].number not in (None, 6, 8))
+    other_red = next(h for h in t if t[h].number in (6, 8) and h != six)
+    t[beside], t[other_red] = (
+        Tile(t[beside].terrain, 8 if t[other_red].number == 8 else 6),
+        Tile(t[other_red].terrain, t[beside].number),
+    )
+    assert not check_board(board).ok
+    monkeypatch.setattr(fixes, "CHIP_NODE_BUDGET", 0)
+    fix = suggest_fixes(board)
+    assert not fix.fixed and not fix.proved
+    assert "stopped" in fix.reason
+    monkeypatch.undo()
+    assert suggest_fixes(board).fixed
 
 
 def test_each_swap_names_the_rules_it_cures():
