@@ -220,7 +220,7 @@ def test_a_flipped_byte_anywhere_loses_nothing_before_the_damage(
     path, jg = played
     data = path.read_bytes()
     chooser = random.Random(8)
-    for i, at in enumerate(sorted(chooser.sample(range(100, len(data)), 150))):
+    for i, at in enumerate(sorted(chooser.sample(range(100, len(data)), 80))):
         flipped = bytearray(data)
         flipped[at] ^= 1 << chooser.randrange(8)
         copy = tmp_path / f"flip-{i}.sqlite"
