@@ -174,10 +174,8 @@ def test_a_search_over_its_node_budget_stops_and_says_so(monkeypatch):
     six = next(h for h in t if t[h].number == 6)
     beside = next(n for n in hex_neighbours(six) if n in t and t[n].number not in (None, 6, 8))
     other_red = next(h for h in t if t[h].number in (6, 8) and h != six)
-    t[beside], t[other_red] = (
-        Tile(t[beside].terrain, 8 if t[other_red].number == 8 else 6),
-        Tile(t[other_red].terrain, t[beside].number),
-    )
+    red, plain = t[other_red], t[beside]
+    t[beside], t[other_red] = Tile(plain.terrain, red.number), Tile(red.terrain, plain.number)
     assert not check_board(board).ok
     monkeypatch.setattr(fixes, "CHIP_NODE_BUDGET", 0)
     fix = suggest_fixes(board)
