@@ -44,6 +44,7 @@ const S = {
   state: null,
   actions: null, // /api/actions for the bound player
   actionsKey: "",
+  clearControls: false,
   stats: null,
   log: [], // [{version, text}] newest last
   lastRolled: null, // the latest "rolled" event seen
@@ -112,6 +113,7 @@ async function post(action) {
   say("");
   try {
     await api("/api/actions", { body: action });
+    S.clearControls = true; // what was entered is done: the next controls start empty
     say("Done.", true);
   } catch (err) {
     say(err.message);
@@ -187,6 +189,7 @@ function setState(state) {
 }
 
 const refreshActions = coalesced(async () => {
+  const version = S.state.version;
   try {
     S.actions = await api("/api/actions");
   } catch (err) {
@@ -195,6 +198,8 @@ const refreshActions = coalesced(async () => {
   }
   renderControls();
   drawSpots();
+  // The controls now offer what was legal at (at least) this version (tests wait on it).
+  $("controls").dataset.version = String(version);
 });
 
 const refreshStats = coalesced(async () => {
@@ -730,6 +735,10 @@ function renderControls() {
   const key = JSON.stringify([S.actions, S.state.phase]);
   if (key === S.actionsKey) return; // keep what the player is typing
   S.actionsKey = key;
+  // An update may arrive while a player is choosing: what they entered survives the redraw
+  // (else dice set to 3 and 4 could silently become 1 and 1), unless it was just used.
+  const kept = S.clearControls ? {} : controlValues();
+  S.clearControls = false;
   const acts = S.actions ? S.actions.actions : [];
   const byType = {};
   for (const a of acts) (byType[a.type] = byType[a.type] || []).push(a);
@@ -801,7 +810,7 @@ function renderControls() {
   }
   if (S.actions && S.actions.domestic_trade) {
     const others = S.session.players.filter((p) => p !== me);
-    parts.push(`<details class="control"><summary>Trade with a player</summary>
+    parts.push(`<details class="control" id="trade-details"><summary>Trade with a player</summary>
       <div class="row"><label for="trade-partner">With</label><select id="trade-partner">${options(others, cap)}</select></div>
       <p class="small">You give:</p>${stepperInputs("trade-give", you.resources)}
       <p class="small">You get:</p>${stepperInputs("trade-get", {})}
@@ -812,14 +821,34 @@ function renderControls() {
   }
   const hadFocus = $("controls-panel").contains(document.activeElement);
   box.innerHTML = parts.join("") || `<p class="small">Nothing for you to do right now.</p>`;
+  restoreValues(kept);
+  if (byType.move_robber) {
+    $("robber-hex").addEventListener("change", updateVictims);
+    updateVictims(); // the victims of the (restored) hex, then the victim chosen before
+    if (kept["robber-victim"] !== undefined) restoreValues({ "robber-victim": kept["robber-victim"] });
+  }
   // The focused control may be gone: keep keyboard and screen-reader users in the panel.
   if (hadFocus && !$("controls-panel").contains(document.activeElement)) {
     const next = box.querySelector("button, select, input, summary");
     (next || $("controls-panel")).focus();
   }
-  if (byType.move_robber) {
-    $("robber-hex").addEventListener("change", updateVictims);
-    updateVictims();
+}
+
+function controlValues() {
+  const values = {};
+  for (const el of $("controls").querySelectorAll("select[id], input[id]")) values[el.id] = el.value;
+  for (const el of $("controls").querySelectorAll("details[id]")) values[el.id] = el.open;
+  return values;
+}
+
+function restoreValues(values) {
+  for (const [id, value] of Object.entries(values)) {
+    const el = $(id);
+    if (!el) continue;
+    if (el.tagName === "DETAILS") el.open = value;
+    else if (el.tagName !== "SELECT" || [...el.options].some((o) => o.value === value)) {
+      el.value = value;
+    }
   }
 }
 
