@@ -20,9 +20,9 @@ Two things keep it fast without losing the shortest answer:
   swapping it with its successor shortens that cycle), so nothing is lost.
 * A lower bound prunes: disjoint violated constraints each need a hex of their own changed and
   a swap changes two hexes, so one swap cures at most two of them, and only two if each hex
-  receives a chip that can cure its constraint; constraints without such a partner need a swap
-  each (:func:`_swap_bound`). A transposition table skips boards already reached with as much
-  budget.
+  receives a chip that can cure its constraint; so at least (constraints - a maximum
+  matching of the pairs one swap could cure together) swaps remain (:func:`_swap_bound`).
+  A transposition table skips boards already reached with as much budget.
 
 These two arguments hold for chip swaps, so the chip phase is exact. With hex swaps a rule can
 also be cured by moving a neighbour (a desert next to a red number), so the hex phase lets the
@@ -30,11 +30,11 @@ neighbours of offending hexes move too, uses the weaker bound "one more swap", a
 effort within its (small) limit.
 
 A search that ends without a cut-off has tried every reachable board: then the board is proved
-impossible to fix by swaps. Rules no swap can repair (wrong counts, wrong harbours) are
-reported as such before any search. The lettered spiral is repaired separately: the board is
-compared with the spiral from each corner and the chips are put in place, two-cycles first.
+impossible to fix by swaps. A search that visits more than its node budget stops and says so.
+Rules no swap can repair (wrong counts, wrong harbours) are reported as such. The lettered
+spiral is repaired separately: the board is compared with the spiral from each corner and the
+chips are put in place, two- and three-cycles first.
 
->>> from companion.board import Tile
 >>> from companion.layouts import random_board
 >>> board = random_board(4, seed=5)
 >>> suggest_fixes(board).swaps
