@@ -14,6 +14,7 @@ from pathlib import Path
 
 from companion.host import TableHost, open_or_create
 from companion.layouts import random_board
+from companion.scenario import load_scenario
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--speed", type=float, default=1.0, help="game speed: 1 is one action a second"
     )
     parser.add_argument("--seed", type=int, default=None, help="board and dice seed")
+    parser.add_argument(
+        "--scenario", help="a scenario id (e.g. new-shores) or a scenario file; default: base"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,8 +42,12 @@ def run(args: argparse.Namespace) -> int:
     if journal is None:
         journal = Path(tempfile.mkdtemp(prefix="catan-demo-")) / "journal.sqlite"
     players = COLORS[: args.players]
-    board = random_board(args.players, seed=args.seed)
-    jgame = open_or_create(journal, board, players, args.seed)
+    if args.scenario:
+        scenario = load_scenario(args.scenario, args.players, seed=args.seed)
+        board, rules = scenario.board, scenario.rules
+    else:
+        board, rules = random_board(args.players, seed=args.seed), None
+    jgame = open_or_create(journal, board, players, args.seed, rules)
     host = TableHost(jgame, host=args.host, port=args.port, tower_url="sim://demo")
     try:
         host.start()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from companion.board import Board, Terrain
 from companion.host import TableHost, open_or_create
+from companion.scenario import load_scenario
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--accept-setup", action="store_true", help="play even if the setup check finds faults"
     )
+    parser.add_argument(
+        "--scenario",
+        help="a scenario id or file; without a board source, its map is laid out from the page",
+    )
+    parser.add_argument("--seed", type=int, help="seed of a scenario's random set-up")
 
 
 def parse_players(text: str) -> list[str]:
@@ -105,8 +111,14 @@ def run(args: argparse.Namespace) -> int:
         games = Path(user_data_dir("catan-companion")) / "games"
         games.mkdir(parents=True, exist_ok=True)
         journal = games / time.strftime("%Y-%m-%d-%H%M%S.sqlite")
+    rules = None
     if journal.exists() and journal.stat().st_size > 0:
         board = None  # the journal has it
+    elif args.scenario:
+        scenario = load_scenario(args.scenario, len(players), seed=args.seed)
+        rules = scenario.rules
+        has_source = args.board or args.photo or args.camera
+        board = read_table_board(args) if has_source else scenario.board
     else:
         board = read_table_board(args)
         if board.warnings:
@@ -118,11 +130,7 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError("the board has no robber and no desert to start it on")
             board.robber = deserts[0]
         check_setup(board, len(players), args.accept_setup)
-    jgame = (
-        open_or_create(journal, board, players, None)
-        if board
-        else open_or_create(journal, Board("base", {}), players, None)
-    )
+    jgame = open_or_create(journal, board, players, args.seed, rules)
     host = TableHost(jgame, host=args.host, port=args.port, tower_url=args.serial)
     try:
         host.start()

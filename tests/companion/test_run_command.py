@@ -11,6 +11,7 @@ import pytest
 
 from companion.board import Board, hex_neighbours
 from companion.cli import main
+from companion.journal import JournaledGame
 from companion.layouts import random_board
 
 
@@ -87,3 +88,41 @@ def test_run_serves_the_game_and_stops_cleanly_on_sigterm(tmp_path, tower):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
+
+
+def test_run_a_scenario_lays_out_its_map_and_rules(tmp_path):
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion.cli",
+        "run",
+        "--scenario",
+        "four-islands",
+        "--seed",
+        "2",
+        "--port",
+        "0",
+        "--players",
+        "red,blue,white",
+        "--journal",
+        str(tmp_path / "j.sqlite"),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        url = proc.stdout.readline().split("open ", 1)[1].strip()
+        with urllib.request.urlopen(url + "api/board", timeout=10) as r:
+            board = json.load(r)["board"]
+        assert board["kind"] == "seafarers"
+        assert sum(h["terrain"] == "sea" for h in board["hexes"]) == 15
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    jg = JournaledGame.open(tmp_path / "j.sqlite")
+    assert jg.game.rules.victory_points == 13 and jg.game.rules.ships == 15
+    jg.close()
