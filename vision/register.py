@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -54,7 +55,11 @@ FRAMES: dict[str, tuple[Hex, ...]] = {
 DESERTS = {"base": 1, "5-6": 2, "seafarers": 0}
 
 # The longest side of the image registration works on, in pixels: chips stay >= ~15 px wide.
-WORK_SIDE = 1000
+WORK_SIDE = 800
+# Cost of a frame whose surrounding band is nowhere sea (per unit of missing sea).
+_BAND_WEIGHT = 10.0
+# A frame placement costing more than this per hex means what was found is not a board.
+_MAX_COST_PER_HEX = 1.5
 # Hypotheses are seeded from at most this many of the largest candidates.
 _MAX_SEEDS = 120
 # Inlier tolerance, in hex radii, between a candidate and its lattice point.
@@ -67,11 +72,13 @@ class NoBoardError(ValueError):
 
 @dataclass
 class ChipCandidate:
-    """A light disc found in the image: centre (x, y) and equivalent radius, in pixels."""
+    """A light disc found in the image: centre (x, y) and equivalent radius, in pixels, and
+    its fitted ellipse (full axes in pixels, angle in degrees) when known."""
 
     x: float
     y: float
     radius: float
+    ellipse: tuple[float, float, float] | None = None
 
 
 @dataclass
@@ -205,12 +212,16 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
                 hull_area = cv2.contourArea(cv2.convexHull(c))
                 if hull_area <= 0 or area / hull_area < 0.9:
                     continue
-                (cx, cy), (a, b), _ = cv2.fitEllipse(c)
+                (cx, cy), (a, b), ang = cv2.fitEllipse(c)
                 if a * b <= 0 or min(a, b) < 0.5 * max(a, b):
                     continue
                 if area / (math.pi * a * b / 4.0) < 0.85:
                     continue
-                found.append(ChipCandidate(float(cx), float(cy), math.sqrt(area / math.pi)))
+                found.append(
+                    ChipCandidate(
+                        float(cx), float(cy), math.sqrt(area / math.pi), (a, b, float(ang))
+                    )
+                )
     # Prefer the larger blob of a disc (the whole chip rather than a patch of its paper).
     found.sort(key=lambda c: -c.radius)
     return _merge(found)
@@ -262,8 +273,8 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
         if best is not None and best[1][i]:
             continue
         ratio = d[i] / rad[i]
-        near = np.nonzero((ratio > 2.8) & (ratio < 7.0) & (np.abs(np.log(rad / rad[i])) < 0.5))[0]
-        near = near[np.argsort(d[i, near])][:6]
+        near = np.nonzero((ratio > 2.8) & (ratio < 7.0) & (np.abs(np.log(rad / rad[i])) < 0.4))[0]
+        near = near[np.argsort(d[i, near])][:10]
         for a in range(len(near)):
             for b in range(len(near)):
                 j, k = near[a], near[b]
@@ -284,20 +295,23 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
                 aff[:2, :2] = lin
                 aff[:2, 2] = pts[i] - lin @ np.zeros(2)
                 inl = _inliers(aff, pts, rad, rad[i])
-                # Score by inlier count, radius as a tie-break: chips are the largest discs on
-                # a lattice (a finer lattice of small blobs is already ruled out by size).
-                score = float(np.sum(rad[inl] ** 2))
+                score = _score(aff, pts, rad, rad[i])
                 if best is None or score > best_score:
                     best, best_score, best_h = (i, inl), score, aff
     if best is None or best[1].sum() < 4:
         return None
     h = best_h
     seed = pts[best[0]]
+    ref_rad = float(np.median(rad[best[1]]))
+
+    score = _score(h, pts, rad, ref_rad)
     # Grow: refit on the inliers within a growing number of hex steps of the seed chip, so
     # that the affine guess only has to hold locally and perspective is absorbed step by step.
-    # While growing, the model is extrapolated: allow more position and size error.
-    for steps in (1.6, 2.6, 3.6, 5.0, 99.0):
-        inl = _inliers(h, pts, rad, float(np.median(rad[best[1]])), 0.45, 0.5)
+    # A refit that explains less than the model it replaces is rejected (it was pulled off by
+    # a stray blob).
+    for steps in (1.6, 2.6, 3.6, 5.0, 99.0, 99.0, 99.0):
+        # While growing, the model is extrapolated: allow more position and size error.
+        inl = _inliers(h, pts, rad, ref_rad, 0.45, 0.5)
         seed_cell = round_axial(plane_to_axial(project(np.linalg.inv(h), seed[None])))[0]
         cells = round_axial(plane_to_axial(project(np.linalg.inv(h), pts)))
         dq = cells - seed_cell
@@ -308,16 +322,18 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
         src, dst = axial_to_plane(cells[use]), pts[use]
         h_new = _robust_homography(src, dst) if use.sum() >= 8 else _affine(src, dst)
         if h_new is None:
-            break
-        h = h_new
-        best = (best[0], inl)
+            continue
+        new_score = _score(h_new, pts, rad, ref_rad)
+        if new_score >= 0.95 * score:
+            h, score = h_new, max(score, new_score)
+    h = _unshear(h, pts, _inliers(h, pts, rad, ref_rad), cands)
     # Handedness: the board is seen from above, so the plane->image map must not mirror.
     jac = h[:2, :2] - np.outer(project(h, np.zeros((1, 2)))[0], h[2, :2])
     if np.linalg.det(jac) < 0:
         mirror = np.array([[-1.0, 0, 0], [0, 1, 0], [0, 0, 1]])
         h = h @ mirror
     h = h / h[2, 2]
-    inl = _inliers(h, pts, rad, float(np.median(rad[best[1]])))
+    inl = _inliers(h, pts, rad, ref_rad)
     cells: dict[Hex, int] = {}
     lattice = plane_to_axial(project(np.linalg.inv(h), pts))
     rounded = round_axial(lattice)
@@ -327,6 +343,65 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
             key = (int(rounded[idx, 0]), int(rounded[idx, 1]))
             cells.setdefault(key, int(idx))
     return h, cells
+
+
+#: Integer changes of lattice basis (det +-1, entries -1..1): a lattice fitted on a sheared
+#: basis explains the chip positions as well as the true one; only the chips' shape tells.
+_BASIS_CHANGES: tuple[np.ndarray, ...] = tuple(
+    np.array(m).reshape(2, 2)
+    for m in np.ndindex(3, 3, 3, 3)
+    if round(np.linalg.det(np.array(m).reshape(2, 2) - 1)) in (1, -1)
+)
+
+
+def _unshear(
+    h: np.ndarray, pts: np.ndarray, inl: np.ndarray, cands: list[ChipCandidate]
+) -> np.ndarray:
+    """Choose the lattice basis under which the chips are circles in the board plane.
+
+    Any basis of the lattice fits the chip centres equally well; under the true one the board
+    plane is not sheared, so the chips' image ellipses, mapped back to the plane through the
+    homography's local linear part, come out round. Returns the refitted homography.
+    """
+    idx = [i for i in np.nonzero(inl)[0] if cands[i].ellipse is not None]
+    if len(idx) < 6:
+        return h
+    cells = round_axial(plane_to_axial(project(np.linalg.inv(h), pts[idx])))
+    covs = []
+    for i in idx:
+        a, b, ang = cands[i].ellipse  # type: ignore[misc]
+        t = math.radians(ang)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        covs.append(rot @ np.diag([(a / 2) ** 2, (b / 2) ** 2]) @ rot.T)
+    best = (math.inf, h)
+    for m in _BASIS_CHANGES:
+        m = m - 1
+        new_cells = cells @ m.T
+        cand, _ = cv2.findHomography(axial_to_plane(new_cells), pts[idx], 0)
+        if cand is None:
+            continue
+        inv = np.linalg.inv(cand)
+        err = 0.0
+        for j, i in enumerate(idx):
+            jac = _jacobian(inv, pts[i])
+            c = jac @ covs[j] @ jac.T
+            ev = np.linalg.eigvalsh(c)
+            err += math.log(max(ev[1], 1e-12) / max(ev[0], 1e-12))
+        # Also the lattice must still explain the points (a singular change cannot).
+        resid = np.linalg.norm(project(cand, axial_to_plane(new_cells)) - pts[idx], axis=1)
+        if np.median(resid) > 0.5 * float(np.median([cands[i].radius for i in idx])):
+            continue
+        if err < best[0]:
+            best = (err, cand)
+    return best[1]
+
+
+def _jacobian(m: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """2x2 Jacobian of the homography ``m`` at the point ``p`` (2,)."""
+    x = np.array([p[0], p[1], 1.0])
+    w = m[2] @ x
+    img = (m[:2] @ x) / w
+    return (m[:2, :2] - np.outer(img, m[2, :2])) / w
 
 
 def _affine(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
@@ -359,6 +434,30 @@ def _robust_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     return h
 
 
+# Fraction of randomly placed blobs that fall within tolerance of some lattice point (the disc
+# of radius 0.35 over the hex cell's area is 0.15), with a margin.
+_CHANCE = 0.2
+
+
+def _score(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, ref_radius: float) -> float:
+    """How well a lattice explains the candidates, corrected for chance.
+
+    Inliers count by their area (chips are the largest discs on the lattice); from that is
+    taken what blobs of the same size scattered at random over the same part of the lattice
+    would score (carpets and textures make hundreds of small blobs, and a fine lattice catches
+    a sixth of them by chance; real chips sit on the lattice nearly all).
+    """
+    inl, same_size = _inliers(h, pts, rad, ref_radius, with_sizes=True)
+    if inl.sum() < 3:
+        return 0.0
+    cells = plane_to_axial(project(np.linalg.inv(h), pts))
+    lo = cells[inl].min(axis=0) - 1.0
+    hi = cells[inl].max(axis=0) + 1.0
+    region = np.all((cells >= lo) & (cells <= hi), axis=1)
+    area = rad**2
+    return float(area[inl].sum() - _CHANCE * area[same_size & region].sum())
+
+
 def _inliers(
     h: np.ndarray,
     pts: np.ndarray,
@@ -366,16 +465,22 @@ def _inliers(
     ref_radius: float,
     tol: float = _TOLERANCE,
     size_tol: float = 0.3,
-) -> np.ndarray:
+    *,
+    with_sizes: bool = False,
+) -> Any:
     """Candidates within ``tol`` hex radii of a lattice point and of a consistent size.
+
+    Returns the bool (N,) inlier mask, and with ``with_sizes`` also the mask of candidates of
+    a consistent size wherever they are.
 
     Sizes are compared in the board plane (radius divided by the local scale of ``h``), so a
     chip far from a tilted camera is not mistaken for a smaller disc such as a harbour token.
     """
+    none = np.zeros(len(pts), bool)
     try:
         inv = np.linalg.inv(h)
     except np.linalg.LinAlgError:
-        return np.zeros(len(pts), bool)
+        return (none, none) if with_sizes else none
     plane = project(inv, pts)
     lattice = axial_to_plane(round_axial(plane_to_axial(plane)))
     resid = np.linalg.norm(plane - lattice, axis=1)
@@ -383,10 +488,15 @@ def _inliers(
     # A chip's radius is about 0.4 hex radii on every edition; a lattice that makes the discs
     # much smaller or larger than that is a finer or coarser lattice of something else.
     plausible = (plane_rad > 0.22) & (plane_rad < 0.65)
-    near = (resid < tol) & plausible
-    ref = np.median(plane_rad[near]) if np.any(near) else ref_radius
+    # The reference size is that of the discs like the seed's (``ref_radius`` pixels): many
+    # small blobs near lattice points must not drag it down and push the chips out.
+    near = (resid < tol) & plausible & (np.abs(np.log(rad / ref_radius)) < 0.4)
+    if not np.any(near):
+        return (none, none) if with_sizes else none
+    ref = np.median(plane_rad[near])
     ok_size = plausible & (np.abs(np.log(plane_rad / ref)) < size_tol)
-    return (resid < tol) & ok_size & np.isfinite(resid)
+    inl = (resid < tol) & ok_size & np.isfinite(resid)
+    return (inl, ok_size) if with_sizes else inl
 
 
 def _local_scale2(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -415,15 +525,51 @@ def _rotation_matrix(k: int) -> np.ndarray:
     return np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
 
 
-def sea_fraction(bgr: np.ndarray, h: np.ndarray, cells: list[Hex]) -> dict[Hex, float]:
-    """Fraction of each lattice cell's inner disc (0.7 hex radii) that looks like open sea.
+def sea_mask(bgr: np.ndarray) -> np.ndarray:
+    """Pixels that look like open sea: bool (H, W) of a BGR uint8 image.
 
-    Sea is told by hue (blue to cyan) and some saturation, relative to the image's own
-    saturation so that a pale photo still counts. ``h`` maps lattice plane -> ``bgr`` pixels.
+    Sea is told by hue (blue to cyan, OpenCV hue 88..130), some saturation and not too dark.
     """
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
     hue, sat = hsv[..., 0].astype(np.int16), hsv[..., 1]
-    blue = (hue >= 88) & (hue <= 130) & (sat >= 40) & (hsv[..., 2] >= 35)
+    return (hue >= 88) & (hue <= 130) & (sat >= 40) & (hsv[..., 2] >= 35)
+
+
+def _sample(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Mask values at pixel points (N, 2); False outside the image."""
+    xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    ok = (xi >= 0) & (xi < mask.shape[1]) & (yi >= 0) & (yi < mask.shape[0])
+    out = np.zeros(len(pts), bool)
+    out[ok] = mask[yi[ok], xi[ok]]
+    return out
+
+
+def band_points(frame: tuple[Hex, ...]) -> np.ndarray:
+    """Board-plane points (N, 2) just outside every outer side of a frame: on its sea band.
+
+    Each point lies 0.3 hex radii beyond the midpoint of a side whose other hex is not in the
+    frame; the printed frame (or the sea) is there on every edition.
+    """
+    fs = set(frame)
+    pts = []
+    for h in frame:
+        cx, cy = hex_center(h)
+        for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
+            if (h[0] + dq, h[1] + dr) in fs:
+                continue
+            nx, ny = hex_center((h[0] + dq, h[1] + dr))
+            ux, uy = (nx - cx) / SQRT3, (ny - cy) / SQRT3
+            d = SQRT3 / 2 + 0.3
+            pts.append((cx + ux * d, cy + uy * d))
+    return np.array(pts)
+
+
+def sea_fraction(bgr: np.ndarray, h: np.ndarray, cells: list[Hex]) -> dict[Hex, float]:
+    """Fraction of each lattice cell's inner disc (0.7 hex radii) that looks like open sea.
+
+    ``h`` maps lattice plane -> ``bgr`` pixels; sea as :func:`sea_mask` tells it.
+    """
+    blue = sea_mask(bgr)
     ring = np.array(
         [[0.0, 0.0]]
         + [
@@ -461,9 +607,11 @@ def place_frame(
         if hex_distance((dq, dr), (0, 0)) <= 7
     ]
     sea = sea_fraction(bgr, h_lat, window)
+    blue = sea_mask(bgr)
     results: list[tuple[float, str, int, Hex]] = []
     for kind in kinds:
         frame = set(FRAMES[kind])
+        band = band_points(FRAMES[kind])
         fq = sum(c[0] for c in frame) / len(frame)
         fr = sum(c[1] for c in frame) / len(frame)
         ring = {
@@ -480,6 +628,11 @@ def place_frame(
                 for dr in range(-2, 3):
                     t = (round(fq - mq) + dq, round(fr - mr) + dr)
                     cost = _placement_cost(kind, frame, ring, rc, rot_cells, sea, t)
+                    # The band around the frame is sea: canonical -> lattice -> image.
+                    shift = band - axial_to_plane(np.array([t]))[0]
+                    lattice_pts = project(_rotation_matrix(-k), shift)
+                    on_sea = _sample(blue, project(h_lat, lattice_pts)).mean()
+                    cost += _BAND_WEIGHT * (1.0 - float(on_sea))
                     results.append((cost, kind, k, t))
     results.sort(key=lambda x: x[0])
     cost, kind, k, t = results[0]
@@ -514,7 +667,7 @@ def _placement_cost(
     """How badly a placement explains what is seen (0 = perfectly)."""
     placed = {(c[0] + t[0], c[1] + t[1]) for c in rot_chips}
     outside = len(placed - frame)
-    cost = 3.0 * outside
+    cost = 1.5 * outside
 
     def sea_at(canon: Hex) -> float:
         lat = rot_cells.get((canon[0] - t[0], canon[1] - t[1]))
@@ -527,13 +680,9 @@ def _placement_cost(
     else:
         # Chip-less land is a desert or a chip the candidates missed: cheap. Sea is wrong.
         cost += sum(2.0 * sea_at(c) for c in chipless)
-    for c in ring:
-        s = sea_at(c)
-        # Around the frame lies its band of sea, then the table: open sea all round a cell
-        # means the frame is too small, no sea at all means land (or table) where the band
-        # should be.
-        if s > 0.85 or (kind != "seafarers" and s < 0.08):
-            cost += 1.0
+    # Around the frame lies its band of sea, then the table: open sea all round a cell means
+    # the frame is too small. (The band itself is scored by the caller.)
+    cost += sum(1.0 for c in ring if sea_at(c) > 0.85)
     return cost
 
 
@@ -575,6 +724,11 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
     kinds = (kind,) if kind else tuple(FRAMES)
     chip_cells = set(cells)
     best_kind, k, t, cost, ambiguous, sea = place_frame(small, h_lat, chip_cells, kinds)
+    if cost > _MAX_COST_PER_HEX * len(FRAMES[best_kind]):
+        raise NoBoardError(
+            f"no board found: the {len(chip_cells)} disc(s) on a hex lattice do not look like "
+            "a board's chips (no sea frame, or land where it cannot be)"
+        )
     # canonical = R_k(lattice) + t  =>  lattice = R_k^-1(canonical - t)
     shift = np.eye(3)
     shift[:2, 2] = -axial_to_plane(np.array([t]))[0]
@@ -587,7 +741,17 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
     sea_canon = {
         (rotate_axial(c, k)[0] + t[0], rotate_axial(c, k)[1] + t[1]): v for c, v in sea.items()
     }
-    full_cands = [ChipCandidate(c.x / scale, c.y / scale, c.radius / scale) for c in cands]
+    full_cands = [
+        ChipCandidate(
+            c.x / scale,
+            c.y / scale,
+            c.radius / scale,
+            None
+            if c.ellipse is None
+            else (c.ellipse[0] / scale, c.ellipse[1] / scale, c.ellipse[2]),
+        )
+        for c in cands
+    ]
     return Registration(
         kind=best_kind,
         hexes=sorted(FRAMES[best_kind], key=lambda x: (x[1], x[0])),

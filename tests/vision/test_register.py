@@ -1,0 +1,108 @@
+"""Registration: the hex lattice and the frame, found without markers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from companion.board import Board, Tile, hex_center
+from companion.layouts import random_board
+from vision.register import (
+    NoBoardError,
+    _rotation_matrix,
+    axial_to_plane,
+    plane_to_axial,
+    project,
+    rectify,
+    register,
+    rotate_axial,
+    round_axial,
+)
+from vision.synth.render import Conditions, Render, render_board
+
+CLEAN = Conditions(chip_style="plain")
+
+
+def _max_centre_error(r: Render, reg_h: np.ndarray, hexes: list) -> float:
+    """Largest distance (in hex radii) from a true hex centre to the nearest registered one."""
+    truth = project(r.homography, np.array([hex_center(h) for h in r.board.tiles]))
+    found = project(reg_h, np.array([hex_center(h) for h in hexes]))
+    spacing = np.linalg.norm(
+        project(r.homography, np.array([hex_center((1, 0))]))
+        - project(r.homography, np.array([hex_center((0, 0))]))
+    ) / np.sqrt(3)
+    d = np.linalg.norm(truth[:, None] - found[None], axis=2).min(axis=1)
+    return float(d.max() / spacing)
+
+
+@pytest.mark.parametrize(
+    ("players", "kind", "conditions"),
+    [
+        (4, "base", CLEAN),
+        (6, "5-6", replace(CLEAN, rotation_deg=37.0)),
+        (4, "base", replace(CLEAN, tilt_deg=42.0, tilt_dir_deg=200.0, rotation_deg=75.0)),
+    ],
+)
+def test_finds_kind_and_lattice(players: int, kind: str, conditions: Conditions) -> None:
+    board = random_board(players, seed=players + 10)
+    r = render_board(board, rng=5, conditions=conditions)
+    reg = register(r.image)
+    assert reg.kind == kind
+    assert len(reg.hexes) == len(board.tiles)
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
+
+
+def test_hand_and_missing_chips_do_not_move_the_lattice() -> None:
+    board = random_board(4, seed=21)
+    # Take three chips off the board (a valid board JSON: land without a number).
+    land = [h for h, t in board.tiles.items() if t.number is not None][:3]
+    tiles = {h: (Tile(t.terrain) if h in land else t) for h, t in board.tiles.items()}
+    holey = Board(board.kind, tiles, board.harbors, board.robber)
+    r = render_board(holey, rng=9, conditions=replace(CLEAN, hands=1, tilt_deg=20.0))
+    reg = register(r.image, kind="base")
+    assert len(reg.chip_hexes) <= 15
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
+
+
+def test_a_photo_without_a_board_is_refused() -> None:
+    rng = np.random.default_rng(0)
+    table = (rng.random((600, 800, 3)) * 60 + 90).astype(np.uint8)
+    with pytest.raises(NoBoardError, match="no board found"):
+        register(table)
+
+
+def test_bad_arguments_are_refused() -> None:
+    img = np.zeros((100, 100, 3), np.uint8)
+    with pytest.raises(ValueError, match="unknown board kind"):
+        register(img, kind="cities")
+    with pytest.raises(ValueError, match="colour"):
+        register(np.zeros((100, 100), np.uint8))
+
+
+def test_rectified_top_view_is_upright_and_scaled() -> None:
+    board = random_board(4, seed=4)
+    r = render_board(board, rng=3, conditions=replace(CLEAN, tilt_deg=30.0, rotation_deg=50))
+    reg = register(r.image)
+    top, plane_to_top = rectify(r.image, reg, px_per_unit=30.0)
+    assert top.dtype == np.uint8 and top.ndim == 3
+    # One board-plane unit is 30 pixels of the top view.
+    a = project(plane_to_top, np.array([[0.0, 0.0], [1.0, 0.0]]))
+    assert np.linalg.norm(a[1] - a[0]) == pytest.approx(30.0)
+
+
+@given(st.integers(-20, 20), st.integers(-20, 20), st.floats(-0.3, 0.3), st.floats(-0.3, 0.3))
+def test_axial_rounding_inverts_the_plane_map(q: int, r: int, dx: float, dy: float) -> None:
+    p = axial_to_plane(np.array([[q, r]])) + [dx, dy]
+    assert tuple(round_axial(plane_to_axial(p))[0]) == (q, r)
+
+
+@given(st.integers(-5, 5), st.integers(-5, 5), st.integers(0, 5))
+def test_axial_rotation_is_the_plane_rotation(q: int, r: int, k: int) -> None:
+    rotated = axial_to_plane(np.array([rotate_axial((q, r), k)]))
+    by_matrix = project(_rotation_matrix(k), axial_to_plane(np.array([[q, r]])))
+    assert np.allclose(rotated, by_matrix, atol=1e-9)
+    assert rotate_axial(rotate_axial((q, r), k), 6 - k) == (q, r)

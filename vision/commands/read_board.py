@@ -1,0 +1,87 @@
+"""``catan-companion read-board IMAGE [--kind K] [--json] [--debug DIR]``: read a board photo.
+
+Prints the board (hexes with terrain, number and confidence; warnings), then the setup check
+of :mod:`companion.setup_check` when that module exists. ``--json`` prints one JSON document:
+the board JSON of DESIGN.md with an extra ``"setup_check"`` member (``null`` when no check
+ran). A photo without a board, a missing file or a bad option exits with code 2 and one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+from typing import Any
+
+from companion.board import Board, rows_of
+from vision.read_board import is_certain, read_board
+from vision.register import FRAMES
+
+log = logging.getLogger("vision.read_board")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the command's arguments."""
+    parser.add_argument("image", metavar="IMAGE", help="photo of the board (JPEG, PNG...)")
+    parser.add_argument("--kind", choices=tuple(FRAMES), help="board kind (detected if omitted)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument("--debug", metavar="DIR", help="write stage images into DIR")
+
+
+def setup_check(board: Board) -> dict[str, Any] | None:
+    """Run ``companion.setup_check.check_board`` if it exists; None when it does not apply."""
+    try:
+        module = importlib.import_module("companion.setup_check")
+    except ImportError:
+        return None
+    check = getattr(module, "check_board", None)
+    if check is None:
+        return None
+    try:
+        report = check(board)
+    except ValueError as exc:  # a board the checker cannot judge (e.g. a Seafarers map)
+        log.warning("setup check skipped: %s", exc)
+        return None
+    return {
+        "ok": bool(report.ok),
+        "violations": [
+            {"rule": v.rule, "hexes": [list(h) for h in v.hexes], "message": v.message}
+            for v in report.violations
+        ],
+    }
+
+
+def format_board(board: Board) -> str:
+    """The board as text: one line per row of hexes, west to east, then the warnings."""
+    lines = [f"{board.kind} board ({'certain' if is_certain(board) else 'UNCERTAIN'})"]
+    for row in rows_of(board.tiles):
+        cells = []
+        for h in row:
+            t = board.tiles[h]
+            num = "-" if t.number is None else str(t.number)
+            cells.append(f"{t.terrain.value}:{num}({(t.confidence or 0.0):.2f})")
+        indent = "  " * (max(len(r) for r in rows_of(board.tiles)) - len(row))
+        lines.append(indent + "  ".join(cells))
+    lines += [f"warning: {w}" for w in board.warnings]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the photo and print the board and its setup check."""
+    board = read_board(args.image, kind=args.kind, debug_dir=args.debug)
+    check = setup_check(board)
+    if args.json:
+        doc = board.to_json()
+        doc["setup_check"] = check
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(format_board(board))
+    if check is not None:
+        if check["ok"]:
+            print("setup check: no rule broken")
+        for v in check["violations"]:
+            print(f"setup check: {v['rule']}: {v['message']}")
+    return 0
