@@ -274,9 +274,18 @@ def get_actions() -> Response:
             and game.current_player == player
             and (not game.turn.built or game.rules.trade_after_build)
         )
+        if game.phase == Phase.DISCARD:
+            # Every way to choose the cards would be listed (hundreds for a big hand): one
+            # entry says how many; the engine checks the cards posted.
+            owed = next(
+                p["to_discard"] for p in game.public_view()["players"] if p["color"] == player
+            )
+            actions = [{"type": "discard", "player": player, "count": owed}] if owed else []
+        else:
+            actions = [action_to_json(a) for a in game.legal_actions() if a.player == player]
         return {
             "player": player,
-            "actions": [action_to_json(a) for a in game.legal_actions() if a.player == player],
+            "actions": actions,
             # Domestic trades are too many to list (RULES.md 1.8.2): whether one may be offered.
             "domestic_trade": trade,
         }

@@ -17,6 +17,7 @@ from web_helpers import (
     first_legal,
     inspect,
     make_table,
+    pass_turns,
     play_founding,
 )
 
@@ -284,6 +285,20 @@ def test_legal_actions_of_the_bound_player(client: FlaskClient) -> None:
     assert {a["type"] for a in body["actions"]} == {"build_settlement"}
     bind(client, "blue")  # not blue's turn: nothing to do
     assert client.get("/api/actions").get_json()["actions"] == []
+
+
+def test_discards_are_listed_once_with_their_count(client: FlaskClient, table: Table) -> None:
+    play_founding(table)
+    pass_turns(table, 24, "red")  # red collects far more than 7 cards
+    table.call(ApplyAction(RollDice("red", (3, 4)), source="test"))
+    owed = {p["color"]: p["to_discard"] for p in table.state()["players"]}
+    assert owed["red"] > 0
+    bind(client, "red")
+    body = client.get("/api/actions").get_json()
+    assert body["actions"] == [{"type": "discard", "player": "red", "count": owed["red"]}]
+    bind(client, "white")  # white may or may not owe cards: either way, one entry at most
+    expected = [{"type": "discard", "player": "white", "count": owed["white"]}]
+    assert client.get("/api/actions").get_json()["actions"] == (expected if owed["white"] else [])
 
 
 def test_post_action_applies_it(client: FlaskClient, table: Table) -> None:

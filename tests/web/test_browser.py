@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import CODE, inspect, make_table
+from web_helpers import CODE, dice_for, inspect, make_table, numbers_of, pass_turns
 
-from companion.actions import BuildSettlement, EndTurn, MaritimeTrade, RollDice
+from companion.actions import BuildSettlement, MaritimeTrade, RollDice
 from companion.board import Resource
 from companion.game import Game
 from companion.table import ApplyAction, Table, Undo
@@ -146,29 +146,9 @@ def _best_corner(game: Game) -> str:
     return ",".join(map(str, best))
 
 
-def _dice(total: int) -> tuple[int, int]:
-    first = min(6, total - 1)
-    return (first, total - first)
-
-
-def _numbers_of(game: Game, color: str | None = None) -> list[int]:
-    """Numbers (not 7) that produce for ``color`` (anybody if None), robber hex excluded."""
-    t = game.topology
-    numbers = []
-    for v, owner in enumerate(game.vertex_owner):
-        if owner < 0 or (color is not None and game.players[owner] != color):
-            continue
-        for h in t.vertex_hexes[v]:
-            number = game.board.tiles[t.hexes[h]].number
-            if number and number != 7 and h != game.robber and number not in numbers:
-                numbers.append(number)
-    assert numbers, "no building touches a numbered hex"
-    return numbers
-
-
 def _producing_dice(game: Game) -> tuple[int, int]:
     """Dice whose total produces for somebody (a numbered hex next to a building, no robber)."""
-    return _dice(_numbers_of(game)[0])
+    return dice_for(numbers_of(game)[0])
 
 
 def _found(table: Table) -> None:
@@ -182,15 +162,6 @@ def _found(table: Table) -> None:
             return next(a for a in g.legal_actions() if tuple(map(str, a.vertex)) == corner)
 
         table.call(ApplyAction(inspect(table, pick), source="test"))
-
-
-def _pass_turns(table: Table, turns: int, for_color: str) -> None:
-    """Each player in turn rolls a number that pays ``for_color``, then ends the turn."""
-    for i in range(turns):
-        player = table.state()["current"]
-        numbers = inspect(table, lambda g: _numbers_of(g, for_color))
-        table.call(ApplyAction(RollDice(player, _dice(numbers[i % len(numbers)])), source="t"))
-        table.call(ApplyAction(EndTurn(player), source="test"))
 
 
 def _trade_that_changes_the_options(game: Game) -> MaritimeTrade:
@@ -396,7 +367,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     leaving and a wrong code, all through a phone's controls."""
     table, server = served
     _found(table)
-    _pass_turns(table, 24, "red")  # red's turn again, with a big hand
+    pass_turns(table, 24, "red")  # red's turn again, with a big hand
     red_phone = Device(browser, server.url, PHONE)
     blue_phone = Device(browser, server.url, PHONE)
     red_phone.bind("red")
@@ -413,8 +384,8 @@ def test_cards_discards_and_the_bank_through_the_controls(
         red_phone.wait_controls(version + 1)
 
     # Red rolls a number that pays (from Python), then trades and buys on the page.
-    numbers = inspect(table, lambda g: _numbers_of(g, "red"))
-    table.call(ApplyAction(RollDice("red", _dice(numbers[0])), source="test"))
+    numbers = inspect(table, lambda g: numbers_of(g, "red"))
+    table.call(ApplyAction(RollDice("red", dice_for(numbers[0])), source="test"))
 
     # What red is entering survives a redraw caused by something else (here a bank trade
     # entered from Python): the trade form stays open with its numbers.
@@ -454,7 +425,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     assert "bought a development card" in blue.text_content("#log")
     assert "Year of Plenty" not in blue.text_content("#log")
     act_and_wait(lambda: red.get_by_role("button", name="End turn", exact=True).click())
-    _pass_turns(table, 1, "red")
+    pass_turns(table, 1, "red")
     red_phone.wait_controls(table.state()["version"])
 
     # Year of Plenty before rolling: two cards of red's choice.
@@ -506,7 +477,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     assert table.state()["robber"] == [int(x) for x in target.split(",")]
 
     act_and_wait(lambda: red.get_by_role("button", name="End turn", exact=True).click())
-    _pass_turns(table, 1, "red")
+    pass_turns(table, 1, "red")
     red_phone.wait_controls(table.state()["version"])
 
     # Monopoly: every card of one resource comes to red.

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from companion.actions import Action
+from companion.actions import Action, EndTurn, RollDice
 from companion.game import Game
 from companion.journal import JournaledGame
 from companion.layouts import random_board
@@ -62,3 +62,32 @@ def inspect(table: Table, fn: Any) -> Any:
         return fn(game)
 
     return table.call(Inspect(read))
+
+
+def dice_for(total: int) -> tuple[int, int]:
+    first = min(6, total - 1)
+    return (first, total - first)
+
+
+def numbers_of(game: Game, color: str | None = None) -> list[int]:
+    """Numbers (not 7) that produce for ``color`` (anybody if None), robber hex excluded."""
+    t = game.topology
+    numbers = []
+    for v, owner in enumerate(game.vertex_owner):
+        if owner < 0 or (color is not None and game.players[owner] != color):
+            continue
+        for h in t.vertex_hexes[v]:
+            number = game.board.tiles[t.hexes[h]].number
+            if number and number != 7 and h != game.robber and number not in numbers:
+                numbers.append(number)
+    assert numbers, "no building touches a numbered hex"
+    return numbers
+
+
+def pass_turns(table: Table, turns: int, for_color: str) -> None:
+    """Each player in turn rolls a number that pays ``for_color``, then ends the turn."""
+    for i in range(turns):
+        player = table.state()["current"]
+        numbers = inspect(table, lambda g: numbers_of(g, for_color))
+        table.call(ApplyAction(RollDice(player, dice_for(numbers[i % len(numbers)])), source="t"))
+        table.call(ApplyAction(EndTurn(player), source="test"))
