@@ -300,6 +300,16 @@ def _drive(
                 r.verified += window_cmds
                 r.window_lost += max(0, window_cmds - delta)
                 r.window_duplicated += max(0, delta - window_cmds)
+                if delta != window_cmds:
+                    log.error(
+                        "commands %d..%d: sent %d, the tower ran %d (stats %s -> %s)",
+                        i + 1 - window_cmds,
+                        i,
+                        window_cmds,
+                        delta,
+                        window_start,
+                        stats,
+                    )
             else:
                 r.unverified += window_cmds
             window_disconnects = driver.stats["disconnects"]

@@ -314,7 +314,8 @@ class DiceTower:
             self._last_cmd = time.monotonic()
             seq = self._next_seq(type_)
             while True:
-                if not self._session_ok and type_ != MsgType.PING:
+                if not self._session_ok:
+                    # even before a PING: its counters must be read after any restore
                     self._handshake(deadline)
                     continue
                 reply = self._exchange(type_, seq, payload, deadline)
@@ -327,9 +328,6 @@ class DiceTower:
                     with self._cond:
                         self._session_ok = False
                     continue
-                if type_ == MsgType.PING and status == Status.OK and not self._session_ok:
-                    # PING works without a session; use the moment to establish one
-                    self._handshake(deadline)
                 if status != Status.OK:
                     name = Status(status).name if status in Status else str(status)
                     raise TowerRejected(f"tower refused {type_.name}: {name}")
@@ -428,7 +426,8 @@ class DiceTower:
             with self._write_lock:
                 transport.write(data)
             return True
-        except OSError as exc:
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            # pyserial raises the last three when the reader closed the port under this write
             self._lost(transport, f"write failed: {exc}")
             return False
 
@@ -439,10 +438,9 @@ class DiceTower:
             self._transport = None
             self._session_ok = False
             self._cond.notify_all()
+        # the reader thread closes it: closing a pyserial port under a read breaks that read
         self.stats["disconnects"] += 1
         log.warning("dice tower: line lost (%s); reconnecting", reason)
-        with contextlib.suppress(OSError):
-            transport.close()
         self._events.put(ConnectionChanged(False, reason))
 
     # ---- threads ----
@@ -450,9 +448,14 @@ class DiceTower:
     def _reader(self) -> None:
         splitter = FrameSplitter()
         backoff = 0.02
+        current: Transport | None = None
         while not self._closed.is_set():
             with self._cond:
                 transport = self._transport
+            if current is not None and current is not transport:
+                with contextlib.suppress(Exception):
+                    current.close()
+                current = None
             if transport is None:
                 try:
                     transport = self._opener()
@@ -469,10 +472,11 @@ class DiceTower:
                     self._session_ok = False
                     self._cond.notify_all()
                 self._events.put(ConnectionChanged(True, f"opened {self.url}"))
+            current = transport
             try:
                 # pyserial's read(n) waits for all n bytes: ask only for what is there
                 data = transport.read(max(1, transport.in_waiting))
-            except OSError as exc:
+            except Exception as exc:  # noqa: BLE001 - pyserial raises odd types on a dead port
                 self._lost(transport, f"read failed: {exc}")
                 continue
             if not data:

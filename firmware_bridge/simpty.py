@@ -29,11 +29,13 @@ class PtyServer:
         self.link = link
         self.master: int | None = None
         self.slave: int | None = None
+        self.generation = 0
         self._stop = threading.Event()
         self._open()
         threading.Thread(target=self._pump_out, name="simpty-out", daemon=True).start()
 
     def _open(self) -> None:
+        self.generation += 1
         master, slave = os.openpty()
         tty.setraw(slave)
         self.master, self.slave = master, slave
@@ -106,15 +108,17 @@ class PtyServer:
     def serve(self) -> None:
         sel = selectors.DefaultSelector()
         sel.register(sys.stdin, selectors.EVENT_READ)
-        registered: int | None = None
+        registered: tuple[int, int] | None = None  # (generation, fd)
         print("ready", flush=True)
         while True:
-            if registered != self.master:
+            # a new pty may get the fd number of the closed one: compare generations
+            current = None if self.master is None else (self.generation, self.master)
+            if registered != current:
                 if registered is not None:
-                    sel.unregister(registered)
-                if self.master is not None:
-                    sel.register(self.master, selectors.EVENT_READ)
-                registered = self.master
+                    sel.unregister(registered[1])
+                if current is not None:
+                    sel.register(current[1], selectors.EVENT_READ)
+                registered = current
             for key, _ in sel.select():
                 if key.fileobj is sys.stdin:
                     line = sys.stdin.readline()
