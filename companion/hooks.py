@@ -115,7 +115,8 @@ class IslandBonus(Hook):
 
     ``home`` is ``"founding"`` (the islands of one's founding settlements are home, S2/S9) or a
     list of areas that are everyone's home (S1's main island). ``regions`` is ``"islands"``
-    (connected land) or ``"areas"`` (each named area is its own region, S4's strip).
+    (each connected piece of land is a region) or a list of areas, each its own region (S4:
+    the strip beyond the desert counts apart from the main island it belongs to).
     Rules 4.1.4, 4.2.3, 4.4.4, 4.9.5.
     """
 
@@ -125,15 +126,19 @@ class IslandBonus(Hook):
         super().__init__(area_map, **params)
         self.vp = int(params.get("vp", 2))
         self.home = params.get("home", "founding")
-        self.by_areas = params.get("regions", "islands") == "areas"
+        regions = params.get("regions", "islands")
+        self.region_areas: list[str] | None = None if regions == "islands" else list(regions)
+        if self.region_areas is not None:
+            self.hexes(self.region_areas)  # unknown names fail now
         self._regions: dict[tuple[int, int], int] | None = None
 
     def regions(self, game: Game) -> dict[tuple[int, int], int]:
         """Region number of every land hex."""
         if self._regions is None:
-            if self.by_areas:
-                names = sorted(self.areas)
-                self._regions = {h: i for i, n in enumerate(names) for h in self.areas[n]}
+            if self.region_areas is not None:
+                self._regions = {
+                    h: i for i, n in enumerate(self.region_areas) for h in self.areas[n]
+                }
             else:
                 self._regions = _islands(game)
         return self._regions

@@ -22,8 +22,9 @@ and load it by path). Its shape::
       }
     }
 
-A hex token is ``TERRAIN[:NUMBER][@AREA]``; ``?`` as the terrain or the number draws it at
-random from that area's material (the variable set-up), e.g. ``?:?@main``. Every area's
+A hex token is ``TERRAIN[:NUMBER][@AREA...]``; ``?`` as the terrain or the number draws it at
+random from the material of the token's first area (the variable set-up), e.g. ``?:?@main``;
+further tags only name areas the hooks use (``?:?@beyond@strip``). Every area's
 material must add up exactly, and the whole scenario must fit in the physical pool of the
 base game plus Seafarers (RULES.md 3.1.2); :func:`load_scenario` says what is wrong if not.
 
@@ -133,10 +134,10 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
             f"no layout for {players} players (it has: {', '.join(sorted(layouts))})"
         )
     rng = random.Random(seed)
-    tokens, areas = _parse_rows(layout["rows"])
+    tokens, areas, material_area = _parse_rows(layout["rows"])
     material = layout.get("material", {})
     setup = data.get("setup", {})
-    tiles = _lay(tokens, areas, material, setup, rng)
+    tiles = _lay(tokens, material_area, material, setup, rng)
     board = Board("seafarers", tiles, [])
     board.harbors = _harbors(layout, rng, board)
     board.robber = _place(layout.get("robber"), board, "robber", land=True)
@@ -171,14 +172,18 @@ def _rules_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     return dict(data)
 
 
-def _parse_rows(rows: Any) -> tuple[dict[Hex, tuple[str, str | None]], dict[str, set[Hex]]]:
+def _parse_rows(
+    rows: Any,
+) -> tuple[dict[Hex, tuple[str, str | None]], dict[str, set[Hex]], dict[Hex, str]]:
+    """Tokens by hex, the hexes of every area, and each hex's material area (its first tag)."""
     tokens: dict[Hex, tuple[str, str | None]] = {}
     areas: dict[str, set[Hex]] = {}
+    material_area: dict[Hex, str] = {}
     for i, row in enumerate(rows):
         q, r = row["q"], row["r"]
         for j, token in enumerate(row["hexes"].split()):
             where = f"rows[{i}] hex {j + 1} ({token})"
-            body, _, area = token.partition("@")
+            body, *tags = token.split("@")
             terrain, _, number = body.partition(":")
             if terrain != "?" and terrain not in {t.value for t in Terrain}:
                 raise ScenarioError(f"{where}: unknown terrain {terrain!r}")
@@ -186,20 +191,21 @@ def _parse_rows(rows: Any) -> tuple[dict[Hex, tuple[str, str | None]], dict[str,
             if h in tokens:
                 raise ScenarioError(f"{where}: hex {h} appears twice")
             tokens[h] = (terrain, number or None)
-            if area:
-                areas.setdefault(area, set()).add(h)
-    return tokens, areas
+            for tag in tags:
+                areas.setdefault(tag, set()).add(h)
+            if tags:
+                material_area[h] = tags[0]
+    return tokens, areas, material_area
 
 
 def _lay(
     tokens: dict[Hex, tuple[str, str | None]],
-    areas: dict[str, set[Hex]],
+    area_of: dict[Hex, str],
     material: Mapping[str, Any],
     setup: Mapping[str, Any],
     rng: random.Random,
 ) -> dict[Hex, Tile]:
-    """Fixed hexes as written; random ones drawn from their area's material."""
-    area_of = {h: a for a, hexes in areas.items() for h in hexes}
+    """Fixed hexes as written; random ones drawn from their material area's table."""
     terrain: dict[Hex, Terrain] = {}
     for area in [None, *sorted(set(area_of.values()))]:
         hexes = sorted(h for h in tokens if area_of.get(h) == area)

@@ -257,3 +257,23 @@ def test_scenario_rules_survive_the_journal(tmp_path):
     assert again.game.snapshot() == jg.game.snapshot()
     assert again.game.rules.victory_points == 14 and len(again.game.hooks) == 2
     again.close()
+
+
+def test_through_the_desert_strip_is_foreign_and_closed_to_founding():
+    s = load_scenario("through-the-desert", 4, seed=1)
+    game = Game(s.board, COLORS, s.rules, Script())
+    t = game.topology
+    strip, main_area = s.areas["strip"], s.areas["mainarea"]
+
+    def land_of(v):
+        return {t.hexes[h] for h in t.vertex_hexes[v] if game.hex_land[h]}
+
+    strip_corner = next(v for v in range(len(t.vertices)) if land_of(v) and land_of(v) <= strip)
+    main_corner = next(v for v in range(len(t.vertices)) if land_of(v) and land_of(v) <= main_area)
+    with pytest.raises(IllegalAction) as err:  # 4.4.2
+        game.apply(BuildSettlement("red", t.vertices[strip_corner]))
+    assert err.value.rule == "4.4.2"
+    bonus = next(h for h in game.hooks if h.name == "island_bonus")
+    assert bonus.after_settlement(game, 0, main_corner, False) == []
+    assert bonus.after_settlement(game, 0, strip_corner, False)[0]["vp"] == 2  # 4.4.4
+    assert game.special_vp[0] == 2
