@@ -71,8 +71,8 @@ _EMPTY: frozenset[int] = frozenset()
 @dataclass(frozen=True)
 class Swap:
     """Exchange the chips (``what="chips"``) or terrain tiles (``"hexes"``) of hexes ``a`` and
-    ``b``, or move the robber from ``a`` to ``b`` (``"robber"``); ``fixes`` lists the rules this
-    step cures."""
+    ``b``, or move the robber from ``a`` to ``b`` (``"robber"``; ``a == b`` when the robber is
+    missing and must be put on ``b``); ``fixes`` lists the rules this step cures."""
 
     what: str
     a: Hex
@@ -85,6 +85,8 @@ class Swap:
     def describe(self, board: Board) -> str:
         ta, tb = board.tiles.get(self.a), board.tiles.get(self.b)
         if self.what == "robber" or ta is None or tb is None:
+            if self.a == self.b:
+                return f"put the robber on {self.b}"
             return f"move the robber from {self.a} to {self.b}"
         if self.what == "hexes":
             return (
@@ -195,6 +197,8 @@ class _Search:
         for v in self.lay.numbers:
             counts[v] = counts.get(v, 0) + 1
         values = sorted(counts)
+        if not _assignment_exists(forbidden, counts):
+            return False  # even ignoring red pairs the chips do not fit the hexes
         order = sorted(range(self.n), key=lambda i: -(len(forbidden[i]) + len(partners[i])))
         placed = [-1] * self.n
         steps = [budget]
@@ -343,6 +347,43 @@ def _max_matching(mask: int, adjacent: list[int], memo: dict[int, int]) -> int:
         partners &= ~low
     memo[mask] = best
     return best
+
+
+def _assignment_exists(forbidden: list[frozenset[int]], counts: dict[int, int]) -> bool:
+    """Whether each hex can get one chip (0 = none) it allows, using each value at most its
+    count: a bipartite matching of hexes to value copies (augmenting paths)."""
+    copies = [v for v, k in sorted(counts.items()) for _ in range(k)]
+    owner: list[int] = [-1] * len(copies)
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for c, v in enumerate(copies):
+            if c in seen or v in forbidden[i]:
+                continue
+            seen.add(c)
+            if owner[c] < 0 or augment(owner[c], seen):
+                owner[c] = i
+                return True
+        return False
+
+    return all(augment(i, set()) for i in range(len(forbidden)))
+
+
+def _partial_fix(
+    lay: Layout, rules: list[str], violated: set[str], max_swaps: int
+) -> list[tuple[str, int, int]] | None:
+    """Chip swaps that cure all but one of the violated chip rules, when no arrangement can
+    cure them all (typically wrong material: a chip the camera could not read leaves a hex
+    without one, and the red pair beside it should still be fixed)."""
+    for rule in sorted(violated):
+        if RULES[rule].constraints is None:
+            continue
+        rest = [r for r in rules if r != rule]
+        search = _Search(lay, rest, hexes=False, node_budget=CHIP_NODE_BUDGET)
+        if search.arrangement_exists() is True:
+            path = search.run(max_swaps)
+            if path:
+                return path
+    return None
 
 
 # --- spiral -------------------------------------------------------------------------------
@@ -502,6 +543,8 @@ def suggest_fixes(
                 path = search.run(max_hex_swaps)
                 proved = path is None and not search.cut
                 out_of_budget = out_of_budget or search.out_of_budget
+            if path is None and exists is not True:
+                path = _partial_fix(lay, search_rules, violated, max_swaps)
             chip_fix_exists = exists is True
         if path is None:
             found = False
