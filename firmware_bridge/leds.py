@@ -7,7 +7,7 @@ strip is row by row, turning round at the end of each row (a serpentine), which
 
 >>> m = LedMap.serpentine([(0, -1), (1, -1), (-1, 0), (0, 0), (1, 0)], leds_per_hex=2)
 >>> m.leds_of([(0, 0)])
-[4, 5]
+[6, 7]
 >>> m.n_leds
 10
 """
