@@ -17,7 +17,14 @@ import cv2
 import numpy as np
 
 from companion.board import Board, Hex, Terrain, Tile, hex_center
-from vision.register import Registration, project, rectify, register
+from vision.register import (
+    Registration,
+    plane_to_axial,
+    project,
+    rectify,
+    register,
+    round_axial,
+)
 from vision.terrain import TerrainReading, classify_terrain, hex_features
 
 log = logging.getLogger(__name__)
@@ -140,53 +147,88 @@ def _native_px_per_unit(reg: Registration) -> float:
     return float(np.median(np.linalg.norm(b - a, axis=1)))
 
 
-def chip_crop(top: np.ndarray, centre: np.ndarray, px: float) -> np.ndarray | None:
-    """A square crop that the chip disc near ``centre`` fills, from the top view.
+def chip_disc(
+    top: np.ndarray,
+    centre: np.ndarray,
+    px: float,
+    known: tuple[float, float, float] | None,
+    nominal: float,
+) -> tuple[float, float, float]:
+    """Where the chip disc of a hex is in the top view: ``(x, y, radius)`` in pixels.
 
-    The disc is located as the light, low-chroma blob nearest the hex centre (Otsu threshold
-    on lightness minus chroma inside a window of 1.2 hex radii); the crop is its bounding
-    square with a small margin. Falls back to the nominal chip size at the hex centre.
-
-    Args:
-        top: BGR uint8 top view.
-        centre: (2,) the hex centre in top-view pixels.
-        px: top-view pixels per hex radius.
-
-    Returns:
-        BGR uint8 crop, or None when the window falls outside the top view.
+    ``known`` is the disc registration found there (mapped into the top view), used when its
+    size is close to ``nominal`` (this board's chip radius in top-view pixels). Otherwise a
+    circle of about that size is searched near the hex centre (Hough transform on the
+    window); failing that, the nominal chip at the hex centre.
     """
-    half = int(math.ceil(0.6 * px))
+    if known is not None:
+        x, y, r = known
+        if (
+            0.7 * nominal < r < 1.3 * nominal
+            and math.hypot(x - centre[0], y - centre[1]) < 0.3 * px
+        ):
+            return known
+    half = int(math.ceil(0.65 * px))
     cx, cy = int(round(centre[0])), int(round(centre[1]))
-    x0, y0 = cx - half, cy - half
-    h, w = top.shape[:2]
-    if x0 < 0 or y0 < 0 or x0 + 2 * half > w or y0 + 2 * half > h:
-        return None
-    win = top[y0 : y0 + 2 * half, x0 : x0 + 2 * half]
-    lab = cv2.cvtColor(win.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    white = lab[..., 0] - 0.5 * np.hypot(lab[..., 1], lab[..., 2])
-    white8 = cv2.normalize(white, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
-    _, mask = cv2.threshold(white8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask)
-    nominal = _CHIP_CROP * px / 2
-    best = None
-    for k in range(1, n):
-        r_eq = math.sqrt(stats[k, cv2.CC_STAT_AREA] / math.pi)
-        off = math.hypot(cents[k][0] - half, cents[k][1] - half)
-        # The chip: about the nominal size, near the centre.
-        plausible = 0.6 * nominal < r_eq < 1.3 * nominal and off < 0.5 * nominal
-        if plausible and (best is None or off < best[0]):
-            best = (off, cents[k], r_eq)
-    if best is None:
-        ccx, ccy, r = float(half), float(half), nominal
-    else:
-        (ccx, ccy), r = best[1], best[2]
+    x0, y0 = max(0, cx - half), max(0, cy - half)
+    win = top[y0 : cy + half, x0 : cx + half]
+    if min(win.shape[:2]) > 16:
+        grey = cv2.GaussianBlur(cv2.cvtColor(win, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        circles = cv2.HoughCircles(
+            grey,
+            cv2.HOUGH_GRADIENT,
+            dp=1,
+            minDist=px,
+            param1=80,
+            param2=12,
+            minRadius=int(0.75 * nominal),
+            maxRadius=int(1.25 * nominal),
+        )
+        if circles is not None:
+            x, y, r = (float(v) for v in circles[0, 0])
+            x, y = x + x0, y + y0
+            if math.hypot(x - centre[0], y - centre[1]) < 0.3 * px:
+                return (x, y, r)
+    return (float(centre[0]), float(centre[1]), nominal)
+
+
+def chip_crop(top: np.ndarray, disc: tuple[float, float, float]) -> np.ndarray | None:
+    """The square crop of the top view that the disc ``(x, y, radius)`` fills (BGR uint8),
+    or None when it falls outside the top view."""
+    x, y, r = disc
     r *= 1.08
-    a, b = int(round(x0 + ccx - r)), int(round(y0 + ccy - r))
+    a, b = int(round(x - r)), int(round(y - r))
     side = int(round(2 * r))
+    h, w = top.shape[:2]
     if a < 0 or b < 0 or a + side > w or b + side > h or side < 8:
         return None
     return top[b : b + side, a : a + side]
+
+
+def _known_discs(
+    reg: Registration, plane_to_top: np.ndarray
+) -> dict[Hex, tuple[float, float, float]]:
+    """The chip candidates registration found, mapped into the top view, by nearest hex."""
+    out: dict[Hex, tuple[float, float, float]] = {}
+    if not reg.candidates:
+        return out
+    img_to_top = plane_to_top @ np.linalg.inv(reg.homography)
+    pts = np.array([[c.x, c.y] for c in reg.candidates])
+    rad = np.array([c.radius for c in reg.candidates])
+    centres = project(img_to_top, pts)
+    # The radius maps with the local scale: average of two perpendicular offsets.
+    ex = project(img_to_top, pts + np.column_stack([rad, np.zeros_like(rad)]))
+    ey = project(img_to_top, pts + np.column_stack([np.zeros_like(rad), rad]))
+    top_r = (np.linalg.norm(ex - centres, axis=1) + np.linalg.norm(ey - centres, axis=1)) / 2
+    px = float(plane_to_top[0, 0])
+    plane = (centres - plane_to_top[:2, 2]) / px
+    cells = round_axial(plane_to_axial(plane))
+    for i, cell in enumerate(cells):
+        h = (int(cell[0]), int(cell[1]))
+        best = out.get(h)
+        if best is None or top_r[i] > best[2]:
+            out[h] = (float(centres[i, 0]), float(centres[i, 1]), float(top_r[i]))
+    return out
 
 
 def _read_chips(
@@ -205,13 +247,17 @@ def _read_chips(
         warnings.append(f"uncertain: no chip reader available ({exc}); numbers are not read")
         return {}, {}
     px = float(plane_to_top[0, 0])
+    known = _known_discs(reg, plane_to_top)
+    # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own.
+    sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
+    nominal = float(np.median(sizes)) if len(sizes) >= 3 else _CHIP_CROP * px / 2
     hexes: list[Hex] = []
     readings = []
     for i, h in enumerate(reg.hexes):
         if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
             continue
         centre = project(plane_to_top, np.array([hex_center(h)]))[0]
-        crop = chip_crop(top, centre, px)
+        crop = chip_crop(top, chip_disc(top, centre, px, known.get(h), nominal))
         if crop is None:
             continue
         hexes.append(h)
