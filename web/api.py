@@ -12,13 +12,21 @@ import ipaddress
 import json
 import logging
 import secrets
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, session
 
-from companion.actions import ActionError, RollDice, action_from_json, action_to_json
+from companion.actions import (
+    ActionError,
+    Cards,
+    DomesticTrade,
+    RollDice,
+    action_from_json,
+    action_to_json,
+)
 from companion.board import Piece, Vertex
 from companion.game import Game, IllegalAction, Phase
 from companion.journal import JournalError
@@ -43,6 +51,9 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 TABLE_DICE = frozenset({"button", "tower", "manual"})
 #: Openings listed on the page before the game starts.
 TOP_OPENINGS = 5
+#: Seconds between a live stream's checks for new trade offers (they do not pass through the
+#: Table, whose updates wake the stream at once).
+OFFER_POLL = 0.2
 
 
 class ApiError(Exception):
@@ -304,6 +315,10 @@ def post_action() -> Response:
         raise ApiError(
             403, f"this device is bound to {player}; {action.player} enters their own actions"
         )
+    if isinstance(action, DomesticTrade):
+        raise ApiError(
+            400, "domestic_trade: offer it with POST /api/offers; the partner accepts it"
+        )
     events = _call(ApplyAction(action, source="web"))
     state = _ctx().table.state()
     return jsonify(
@@ -323,6 +338,78 @@ def post_undo() -> Response:
     return jsonify(
         {"events": events, "version": state["version"], "action_count": state["action_count"]}
     )
+
+
+@api.get("/offers")
+def get_offers() -> Response:
+    player = _require_player()
+    ctx = _ctx()
+    return jsonify({"offers": ctx.offers.involving(player, ctx.table.state()["turn"])})
+
+
+@api.post("/offers")
+def post_offer() -> Response:
+    player = _require_player()
+    ctx = _ctx()
+    data = _body()
+    partner = data.get("partner")
+    if not isinstance(partner, str) or not partner:
+        raise ApiError(400, "partner: choose the player to trade with")
+    try:
+        give = Cards.from_json(data.get("give"), "give")
+        get = Cards.from_json(data.get("get"), "get")
+    except ActionError as exc:
+        raise ApiError(400, str(exc)) from None
+    action = DomesticTrade(player, partner, give, get)
+
+    def check(game: Game) -> int:
+        game.resolve(action)  # the rules' verdict as things stand; the state is unchanged
+        return game.turn_number
+
+    turn = _call(Inspect(check))
+    offer = ctx.offers.add(player, partner, give.to_json(), get.to_json(), turn)
+    log.info("%s offers %s a trade: %s for %s", player, partner, offer["give"], offer["get"])
+    response = jsonify({"offer": offer})
+    response.status_code = 201
+    return response
+
+
+def _open_offer(offer_id: int) -> dict[str, Any]:
+    offer = _ctx().offers.get(offer_id, _ctx().table.state()["turn"])
+    if offer is None:
+        raise ApiError(404, "that offer is no longer open")
+    return offer
+
+
+@api.post("/offers/<int:offer_id>/accept")
+def accept_offer(offer_id: int) -> Response:
+    player = _require_player()
+    ctx = _ctx()
+    offer = _open_offer(offer_id)
+    if offer["to"] != player:
+        raise ApiError(403, f"only {offer['to']} can accept this offer")
+    if not ctx.offers.remove(offer_id):  # accepted (or withdrawn) at the same moment
+        raise ApiError(404, "that offer is no longer open")
+    action = DomesticTrade(
+        offer["from"], offer["to"], Cards.from_json(offer["give"]), Cards.from_json(offer["get"])
+    )
+    events = _call(ApplyAction(action, source="web"))
+    state = ctx.table.state()
+    return jsonify(
+        {"events": events, "version": state["version"], "action_count": state["action_count"]}
+    )
+
+
+@api.post("/offers/<int:offer_id>/decline")
+def decline_offer(offer_id: int) -> Response:
+    """The partner declines, or the proposer withdraws."""
+    player = _require_player()
+    ctx = _ctx()
+    offer = _open_offer(offer_id)
+    if player not in (offer["from"], offer["to"]):
+        raise ApiError(403, "this offer is between other players")
+    ctx.offers.remove(offer_id)
+    return jsonify({"offers": ctx.offers.involving(player, ctx.table.state()["turn"])})
 
 
 @api.get("/stats")
@@ -409,16 +496,30 @@ def events() -> Response:
         with ctx.streams_lock:
             ctx.streams -= 1
 
+    def offers() -> str:
+        return _sse("offers", {"offers": ctx.offers.involving(player, ctx.table.state()["turn"])})
+
     def stream() -> Iterator[str]:
         yield "retry: 1000\n\n"
         yield _sse("state", first, first["version"])
+        seen_offers = ctx.offers.version
+        if player is not None:
+            yield offers()
+        quiet_since = time.monotonic()
         while True:
-            update = sub.get(timeout=ctx.heartbeat)
+            update = sub.get(timeout=min(ctx.heartbeat, OFFER_POLL))
             if sub.closed:  # the table stopped
                 return
+            if player is not None and ctx.offers.version != seen_offers:
+                seen_offers = ctx.offers.version
+                quiet_since = time.monotonic()
+                yield offers()
             if update is None:
-                yield ": heartbeat\n\n"
+                if time.monotonic() - quiet_since >= ctx.heartbeat:
+                    quiet_since = time.monotonic()
+                    yield ": heartbeat\n\n"
                 continue
+            quiet_since = time.monotonic()
             if sub.lagged:
                 # Updates were dropped: skip what is queued and send the whole state.
                 sub.lagged = False

@@ -29,6 +29,7 @@ from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion.table import Subscription, Table
+from web.offers import Offers
 from web.security import RateLimiter, check_table_code, new_table_code
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class WebContext:
     streams: int = 0
     streams_lock: threading.Lock = field(default_factory=threading.Lock)
     board_cache: dict[str, Any] = field(default_factory=dict)
+    offers: Offers = field(default_factory=Offers)
 
 
 def create_app(

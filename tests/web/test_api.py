@@ -12,8 +12,10 @@ from web_helpers import (
     CODE,
     PLAYERS,
     Clock,
+    Stream,
     bind,
     csrf,
+    error_of,
     first_legal,
     inspect,
     make_table,
@@ -26,12 +28,6 @@ from companion.table import ApplyAction, ReportPart, Table
 from web.app import MAX_CONTENT_LENGTH, create_app
 
 REMOTE = {"REMOTE_ADDR": "192.168.1.20"}
-
-
-def error_of(response: Any) -> str:
-    body = response.get_json()
-    assert isinstance(body, dict) and isinstance(body.get("error"), str), response.data
-    return body["error"]
 
 
 # -- session, table code, binding ------------------------------------------------------------
@@ -433,29 +429,6 @@ def test_page_and_static_assets(client: FlaskClient) -> None:
 # -- live updates ----------------------------------------------------------------------------
 
 
-class Stream:
-    """Reads server-sent events from a streamed test-client response."""
-
-    def __init__(self, client: FlaskClient, path: str = "/api/events"):
-        self.response = client.get(path, buffered=False)
-        self._chunks = iter(self.response.response)
-
-    def next(self) -> tuple[str, Any]:
-        """The next message: ("comment", text) or (event name, decoded data)."""
-        while True:
-            raw = next(self._chunks)
-            text = raw.decode() if isinstance(raw, bytes) else raw
-            if text.startswith("retry:"):
-                continue
-            if text.startswith(":"):
-                return "comment", text[1:].strip()
-            fields = dict(line.split(": ", 1) for line in text.strip().splitlines())
-            return fields["event"], json.loads(fields["data"])
-
-    def close(self) -> None:
-        self.response.close()
-
-
 def test_events_send_the_state_then_updates(client: FlaskClient, table: Table) -> None:
     stream = Stream(client)
     assert stream.response.mimetype == "text/event-stream"
@@ -487,6 +460,7 @@ def test_events_hide_a_bought_card_from_others(tmp_path: Path) -> None:
         streams = {"red": Stream(red), "blue": Stream(blue)}
         for s in streams.values():
             assert s.next()[0] == "state"
+            assert s.next() == ("offers", {"offers": []})  # a player's stream has offers
         # An event as the engine reports a purchase, published through the Table's own path.
         card = {"type": "bought_card", "player": "red", "card": "victory_point"}
         table._publish({"type": "events", "source": "test", "events": [card]})

@@ -2,7 +2,8 @@
 
 Two phones (browser contexts bound to red and blue) and a spectator on a big screen play a short
 game through the page: the founding phase by tapping the board (and once by keyboard), a 7
-with the robber and a steal, a production roll, a refused trade, an undo. A second game, moved
+with the robber and a steal, a production roll, a refused trade, a trade offered on one phone
+and accepted on the other, an undo. A second game, moved
 forward from Python, goes through the remaining controls: bank trade, buying development cards
 (the drawn card entered), Year of Plenty, a discard, the robber by tapping a hex, Monopoly,
 leaving and a wrong code. Screenshots at 360 px and 1920 px go to artifacts/web/ (gitignored).
@@ -279,23 +280,45 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
     assert screen.page.locator("#histogram-bars rect.bar").count() == 11
 
     # A trade the engine refuses is reported on the phone and changes nothing.
-    blue.wait_for_selector("details.control summary")
-    blue.click("details.control summary")
+    blue.wait_for_selector("#trade-details summary")
+    blue.click("#trade-details summary")
     blue.fill("#trade-give-ore", "9")
     blue.fill("#trade-get-wool", "1")
     count = table.state()["action_count"]
-    blue.get_by_role("button", name="Trade (both agreed)", exact=True).click()
+    blue.get_by_role("button", name="Offer the trade", exact=True).click()
     blue.wait_for_function("() => document.getElementById('message').textContent.includes('rule')")
     assert "does not hold" in blue.text_content("#message")
     assert table.state()["action_count"] == count
 
-    # Undo takes the roll back (journaled); the screen follows.
+    # A fair offer: blue proposes on their phone, red accepts on theirs.
+    hands = {c: inspect(table, lambda g, c=c: g.private_view(c)["you"]["resources"])
+             for c in ("red", "blue")}  # fmt: skip
+    give = next(iter(hands["blue"]))
+    get = next(r for r in hands["red"] if r != give)
+    blue.fill("#trade-give-ore", "0")
+    blue.fill("#trade-get-wool", "0")
+    blue.fill(f"#trade-give-{give}", "1")
+    blue.fill(f"#trade-get-{get}", "1")
+    blue.select_option("#trade-partner", "red")
+    blue.get_by_role("button", name="Offer the trade", exact=True).click()
+    offer = red.get_by_role("group", name="Trade offer from Blue")
+    offer.wait_for()
+    assert f"1 {give} for your 1 {get}" in offer.text_content()
+    assert "Waiting for Red" in blue.text_content("#offers")
+    version = _version(table)
+    offer.get_by_role("button", name="Accept", exact=True).click()
+    screen.wait_version(version + 1)
+    assert table.state()["action_count"] == count + 1
+    assert f"Blue gave 1 {give} to Red for 1 {get}" in screen.page.text_content("#log")
+    red.wait_for_function("() => document.getElementById('offers').textContent === ''")
+
+    # Undo takes the trade back (journaled); the screen follows.
     version = _version(table)
     blue.get_by_role("button", name="Undo last action", exact=True).click()
     screen.wait_version(version + 1)
-    assert table.state()["phase"] == "roll" and table.state()["action_count"] == count - 1
-    assert "Blue to roll" in screen.page.text_content("#turn-line")
-    assert "Undone" in screen.page.text_content("#log")
+    assert table.state()["action_count"] == count
+    assert inspect(table, lambda g: g.private_view("blue")["you"]["resources"]) == hands["blue"]
+    assert "Undone: domestic trade" in screen.page.text_content("#log")
 
     # The spectator sees no controls and no cards.
     assert screen.page.is_visible("#bind-form")

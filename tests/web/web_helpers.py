@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,32 @@ def pass_turns(table: Table, turns: int, for_color: str) -> None:
         numbers = inspect(table, lambda g: numbers_of(g, for_color))
         table.call(ApplyAction(RollDice(player, dice_for(numbers[i % len(numbers)])), source="t"))
         table.call(ApplyAction(EndTurn(player), source="test"))
+
+
+def error_of(response: Any) -> str:
+    body = response.get_json()
+    assert isinstance(body, dict) and isinstance(body.get("error"), str), response.data
+    return body["error"]
+
+
+class Stream:
+    """Reads server-sent events from a streamed test-client response."""
+
+    def __init__(self, client: FlaskClient, path: str = "/api/events"):
+        self.response = client.get(path, buffered=False)
+        self._chunks = iter(self.response.response)
+
+    def next(self) -> tuple[str, Any]:
+        """The next message: ("comment", text) or (event name, decoded data)."""
+        while True:
+            raw = next(self._chunks)
+            text = raw.decode() if isinstance(raw, bytes) else raw
+            if text.startswith("retry:"):
+                continue
+            if text.startswith(":"):
+                return "comment", text[1:].strip()
+            fields = dict(line.split(": ", 1) for line in text.strip().splitlines())
+            return fields["event"], json.loads(fields["data"])
+
+    def close(self) -> None:
+        self.response.close()

@@ -45,6 +45,7 @@ const S = {
   actions: null, // /api/actions for the bound player
   actionsKey: "",
   clearControls: false,
+  offers: [], // open trade offers made by or to this device's player
   stats: null,
   log: [], // [{version, text}] newest last
   lastRolled: null, // the latest "rolled" event seen
@@ -163,6 +164,10 @@ function connect() {
     }
     setState(state);
   });
+  source.addEventListener("offers", (e) => {
+    S.offers = JSON.parse(e.data).offers;
+    renderOffers();
+  });
   source.addEventListener("update", (e) => {
     const update = JSON.parse(e.data);
     remember(update.version, update.events);
@@ -276,7 +281,9 @@ async function unbindDevice() {
     S.session = await api("/api/session");
     S.actions = null;
     S.actionsKey = "";
+    S.offers = [];
     renderSession();
+    renderOffers();
     $("controls").innerHTML = "";
     drawSpots();
     connect();
@@ -365,6 +372,7 @@ function renderState() {
   renderLastRoll();
   renderPlayers();
   renderYou();
+  renderOffers();
   $("setup-panel").hidden = !state.phase.startsWith("founding");
   if (S.stats) renderStats();
   // Last: the version on <body> says the whole page shows this state (tests wait on it).
@@ -814,7 +822,7 @@ function renderControls() {
       <div class="row"><label for="trade-partner">With</label><select id="trade-partner">${options(others, cap)}</select></div>
       <p class="small">You give:</p>${stepperInputs("trade-give", you.resources)}
       <p class="small">You get:</p>${stepperInputs("trade-get", {})}
-      <div class="row"><button type="button" data-do="domestic">Trade (both agreed)</button></div></details>`);
+      <div class="row"><button type="button" data-do="domestic">Offer the trade</button></div></details>`);
   }
   if (byType.end_turn) {
     parts.push(`<div class="row"><button type="button" data-do="simple" data-type="end_turn">End turn</button></div>`);
@@ -831,6 +839,46 @@ function renderControls() {
   if (hadFocus && !$("controls-panel").contains(document.activeElement)) {
     const next = box.querySelector("button, select, input, summary");
     (next || $("controls-panel")).focus();
+  }
+}
+
+function renderOffers() {
+  const me = S.session.player;
+  const box = $("offers");
+  const open = me && S.state ? S.offers.filter((o) => o.turn === S.state.turn) : [];
+  box.innerHTML = open.map((o) => {
+    if (o.to === me) {
+      return `<div class="offer" role="group" aria-label="Trade offer from ${esc(cap(o.from))}">
+        <p>${esc(cap(o.from))} offers you ${esc(cardsText(o.give))} for your ${esc(cardsText(o.get))}.</p>
+        <div class="row"><button type="button" data-offer="${o.id}" data-answer="accept">Accept</button>
+        <button type="button" class="secondary" data-offer="${o.id}" data-answer="decline">Decline</button></div></div>`;
+    }
+    return `<div class="offer" role="group" aria-label="Your trade offer">
+      <p>Waiting for ${esc(cap(o.to))}: your ${esc(cardsText(o.give))} for their ${esc(cardsText(o.get))}.</p>
+      <div class="row"><button type="button" class="secondary" data-offer="${o.id}" data-answer="decline">Withdraw</button></div></div>`;
+  }).join("");
+}
+
+async function answerOffer(button) {
+  say("");
+  try {
+    await api(`/api/offers/${Number(button.dataset.offer)}/${button.dataset.answer}`, { method: "POST" });
+    say(button.dataset.answer === "accept" ? "Trade done." : "Offer closed.", true);
+  } catch (err) {
+    say(err.message);
+  }
+}
+
+async function offerTrade() {
+  say("");
+  const partner = $("trade-partner").value;
+  try {
+    await api("/api/offers", {
+      body: { partner, give: readSteppers("trade-give"), get: readSteppers("trade-get") },
+    });
+    say(`Offer sent: ${cap(partner)} accepts it on their phone.`, true);
+  } catch (err) {
+    say(err.message);
   }
 }
 
@@ -893,9 +941,7 @@ function controlClicked(button) {
       return post({ type: "play_year_of_plenty", player: me, resources: $("plenty").value.split("+") });
     case "maritime":
       return post({ type: "maritime_trade", player: me, give: $("sea-give").value, get: $("sea-get").value });
-    case "domestic":
-      return post({ type: "domestic_trade", player: me, partner: $("trade-partner").value,
-        give: readSteppers("trade-give"), get: readSteppers("trade-get") });
+    case "domestic": return offerTrade();
     case "simple": return post({ type: button.dataset.type, player: me });
     default: return undefined;
   }
@@ -914,6 +960,10 @@ document.addEventListener("DOMContentLoaded", () => {
     } catch (err) {
       say(err.message);
     }
+  });
+  $("offers").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-offer]");
+    if (button) answerOffer(button);
   });
   $("controls").addEventListener("click", (e) => {
     const button = e.target.closest("button[data-do]");
