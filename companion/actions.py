@@ -22,7 +22,18 @@ from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from companion.board import CORNERS, RESOURCES, SIDES, Edge, Hex, Resource, Vertex, edge, vertex
+from companion.board import (
+    CORNERS,
+    RESOURCES,
+    SIDES,
+    Edge,
+    Hex,
+    Resource,
+    Terrain,
+    Vertex,
+    edge,
+    vertex,
+)
 
 
 class DevCard(StrEnum):
@@ -120,12 +131,20 @@ class BuildSettlement(Action):
     vertex: Vertex
 
 
+#: A fog hex turned face up: (q, r, terrain, chip number or 0). RULES.md 4.3.5.
+Reveal = tuple[int, int, str, int]
+
+
 @dataclass(frozen=True)
 class BuildRoad(Action):
-    """A road: free in the founding phase and with Road Building, else brick and lumber."""
+    """A road: free in the founding phase and with Road Building, else brick and lumber.
+
+    ``revealed`` is what an exploring piece turned face up (Fog Islands), if known.
+    """
 
     type: ClassVar[str] = "build_road"
     edge: Edge
+    revealed: tuple[Reveal, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +153,7 @@ class BuildShip(Action):
 
     type: ClassVar[str] = "build_ship"
     edge: Edge
+    revealed: tuple[Reveal, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -270,10 +290,12 @@ def action_to_json(action: Action) -> dict[str, Any]:
     out: dict[str, Any] = {"type": action.type}
     for f in fields(action):
         value = getattr(action, f.name)
+        if value is None and f.default is None:
+            continue  # an outcome not known yet (or none): left out, read back as None
         if isinstance(value, Cards):
             value = value.to_json()
         elif isinstance(value, tuple):
-            value = list(value)
+            value = [list(v) if isinstance(v, tuple) else v for v in value]
         out[f.name] = value
     return out
 
@@ -342,11 +364,25 @@ def _parse_field(where: str, ftype: str, value: Any) -> Any:
                 return tuple(Resource(v) for v in value)
             case "Cards":
                 return Cards.from_json(value, where)
+            case "tuple[Reveal, ...]":
+                return tuple(_reveal(v, where) for v in value)
     except ActionError:
         raise
     except (ValueError, TypeError) as exc:
         raise ActionError(f"{where}: {value!r} is not valid ({exc})") from None
     raise AssertionError(f"no parser for field type {ftype!r}")  # a programming error
+
+
+def _reveal(value: Any, where: str) -> Reveal:
+    if not (isinstance(value, list | tuple) and len(value) == 4):
+        raise ActionError(f"{where}: each revealed hex is [q, r, terrain, number]")
+    q, r, terrain, number = value
+    ints = (q, r, number)
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in ints):
+        raise ActionError(f"{where}: q, r and number must be integers")
+    if terrain not in {t.value for t in Terrain}:
+        raise ActionError(f"{where}: {terrain!r} is not a terrain")
+    return (q, r, terrain, number)
 
 
 def _triple(value: Any, where: str, names: tuple[str, ...]) -> tuple[int, int, str]:
