@@ -100,6 +100,9 @@ _EXPLAINED = 4.0
 _PIECE = 8.0
 _MAYBE_PIECE = 3.0
 _SETUP_PIECES = 4
+# Log-colour distance beyond which a site is no player's piece: loose while the centres are
+# still the typical plastic colours, tight once they are this board's own.
+_JUNK_FIRST, _JUNK = 0.6, 0.35
 # 8-bit values at or above this are taken as saturated by the camera.
 _CLIPPED = 250.0
 
@@ -873,16 +876,20 @@ def _learn_players(
         [log_colour(np.array(PLAYER_COLOURS_BGR[p], np.float32), chip) for p in players]
     )
     # Equal shares: every player has the same pieces out at set-up (some slack for misses).
+    # Sites that are no piece (a harbour's line at a coastal corner, the robber) go to
+    # "junk" slots, cheaper than any player colour they are far from.
     per = math.ceil(len(found) / k) + 1
-    slots = [j for j in range(k) for _ in range(per)]
-    labels = np.zeros(len(found), int)
+    slots = np.array([j for j in range(k) for _ in range(per)] + [-1] * len(found))
+    labels = np.full(len(found), -2)
     centres = priors
-    for _ in range(10):
+    for round_ in range(10):
+        junk = (_JUNK_FIRST if round_ == 0 else _JUNK) ** 2
         cost = ((medians[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-        rows, cols = linear_sum_assignment(cost[:, slots])
-        new = np.zeros(len(found), int)
-        new[rows] = np.array(slots)[cols]
-        if np.array_equal(new, labels) and _ > 0:
+        full = np.hstack([cost[:, slots[slots >= 0]], np.full((len(found), len(found)), junk)])
+        rows, cols = linear_sum_assignment(full)
+        new = np.full(len(found), -1)
+        new[rows] = slots[cols]
+        if np.array_equal(new, labels):
             break
         labels = new
         centres = np.array(

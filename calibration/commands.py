@@ -36,6 +36,7 @@ from calibration.camera import CameraModel, ViewCollector
 from calibration.colors import PLAYER_COLOURS_BGR, learn_colors
 from calibration.pattern import KINDS, Pattern, PatternError, parse_squares
 from calibration.profiles import Profile, ProfileStore
+from companion.board import hex_center
 
 log = logging.getLogger("calibration")
 
@@ -66,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
     p = steps.add_parser("colors", help="terrain and player colours from the set-up board")
-    _frame_args(p)
+    _frame_args(p, synthetic=True)
     p.add_argument("--kind", choices=("base", "5-6"), help="board kind (default: detected)")
     p.add_argument(
         "--players",
@@ -76,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
     p = steps.add_parser("board", help="lock the board's registration for a fixed camera")
-    _frame_args(p)
+    _frame_args(p, synthetic=True)
     p.add_argument("--kind", choices=("base", "5-6", "seafarers"), help="board kind")
 
     p = steps.add_parser("check", help="has the camera or board moved, has the light changed?")
@@ -98,10 +99,17 @@ def _pattern_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--marker-mm", type=float, help="ChArUco marker side, mm (default 0.75 square)")
 
 
-def _frame_args(p: argparse.ArgumentParser) -> None:
+def _frame_args(p: argparse.ArgumentParser, *, synthetic: bool = False) -> None:
     p.add_argument("image", nargs="?", help="photo of the board (or use --camera)")
     p.add_argument("--camera", type=int, metavar="INDEX", help="grab one frame from this camera")
-    p.add_argument("--profile", required=True, help="the table's profile")
+    p.add_argument("--profile", help="the table's profile")
+    if synthetic:
+        p.add_argument(
+            "--synthetic",
+            type=int,
+            metavar="N",
+            help="self-check on N synthetic boards instead; nothing is saved",
+        )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -324,11 +332,57 @@ def _camera_self_check(args: argparse.Namespace, pattern: Pattern) -> int:
 
 
 def _register(image: np.ndarray, kind: str | None) -> Any:
+    """The board's registration, its homography refitted on the chips it found."""
     try:
         from vision.register import register
     except ImportError:
         raise ValueError("board registration (vision.register) is not installed") from None
-    return register(image, kind)
+    reg = register(image, kind)
+    reg.homography = refit_on_chips(
+        reg.homography, list(reg.hexes), np.array([[c.x, c.y] for c in reg.candidates])
+    )
+    return reg
+
+
+def refit_on_chips(
+    homography: np.ndarray, hexes: list[tuple[int, int]], chips_px: np.ndarray
+) -> np.ndarray:
+    """Refit a board homography on the chip discs seen near the hex centres it predicts.
+
+    Colours are sampled at the borders, corners and sides, where a registration a fifth of a
+    hex off lands on the wrong thing; every chip sits at its hex's centre, so the chips found
+    within a third of a hex of a predicted centre pin the homography down again.
+
+    Args:
+        homography: float (3, 3) board plane -> image pixels.
+        hexes: the board's hexes.
+        chips_px: float (N, 2) chip centres found in the image, pixels.
+
+    Returns:
+        The refitted homography, or the given one when fewer than 8 chips match.
+    """
+    if len(chips_px) == 0:
+        return homography
+    plane = np.array([hex_center(h) for h in hexes], np.float64)
+    pred = cv2.perspectiveTransform(plane.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    # A hex's size in pixels near each centre: distance to the point one radius away.
+    step = cv2.perspectiveTransform((plane + [1.0, 0.0]).reshape(-1, 1, 2), homography)
+    radius = np.linalg.norm(step.reshape(-1, 2) - pred, axis=1)
+    src, dst = [], []
+    for p, q, r in zip(plane, pred, radius, strict=True):
+        d = np.linalg.norm(chips_px - q, axis=1)
+        j = int(np.argmin(d))
+        if d[j] < r / 3:
+            src.append(p)
+            dst.append(chips_px[j])
+    if len(src) < 8:
+        return homography
+    refit, mask = cv2.findHomography(
+        np.array(src), np.array(dst), cv2.RANSAC, float(np.median(radius)) * 0.1
+    )
+    if refit is None or int(mask.sum()) < 8:
+        return homography
+    return refit / refit[2, 2]
 
 
 def _prepared(args: argparse.Namespace, profile: Profile) -> np.ndarray:
@@ -345,7 +399,35 @@ def _land(reg: Any) -> list[tuple[int, int]]:
     return [h for h in reg.hexes if sea.get(h, 0.0) < 0.5]
 
 
+def _profile_name(args: argparse.Namespace) -> str:
+    if getattr(args, "synthetic", None) is not None:
+        if args.profile or args.image or args.camera is not None:
+            raise ValueError(
+                "--synthetic is a self-check on its own: no IMAGE, --camera, --profile"
+            )
+        if not 1 <= args.synthetic <= 100:
+            raise ValueError("--synthetic needs 1..100 boards")
+        return ""
+    if not args.profile:
+        raise ValueError("--profile NAME is needed: the profile to use or store")
+    return args.profile
+
+
 def _run_colors(args: argparse.Namespace) -> int:
+    if not _profile_name(args):
+        from calibration.selfcheck import colour_self_check
+
+        data = colour_self_check(args.synthetic)
+        lines = [f"colour self-check on {args.synthetic} boards (learned in neutral light):"]
+        for name in ("neutral", "warm 2700 K", "cold 6500 K", "dim (40 %)"):
+            r = data[name]
+            lines.append(
+                f"  {name:12s} terrain {100 * r['terrain_accuracy']:.1f}%, pieces "
+                f"{100 * r['piece_accuracy']:.1f}%, empty sites read as pieces "
+                f"{r['empty_sites_read_as_pieces']}"
+            )
+        _emit(args, data, "\n".join(lines))
+        return 0
     store = ProfileStore()
     profile = store.load_or_new(args.profile)
     players = [p.strip() for p in args.players.split(",") if p.strip()]
@@ -378,6 +460,18 @@ def _run_colors(args: argparse.Namespace) -> int:
 
 
 def _run_board(args: argparse.Namespace) -> int:
+    if not _profile_name(args):
+        from calibration.selfcheck import lock_self_check
+
+        data = lock_self_check(args.synthetic)
+        right = ", ".join(f"{k} {v}/{args.synthetic}" for k, v in data["right"].items())
+        _emit(
+            args,
+            data,
+            f"board lock self-check: right verdicts: {right}; re-found registration within "
+            f"{data['worst_refound_error_px']} px; {data['check_ms_median']} ms per check",
+        )
+        return 0
     store = ProfileStore()
     profile = store.load_or_new(args.profile)
     frame = _prepared(args, profile)
@@ -396,7 +490,7 @@ def _run_board(args: argparse.Namespace) -> int:
 
 def _run_check(args: argparse.Namespace) -> int:
     store = ProfileStore()
-    profile = store.load(args.profile)
+    profile = store.load(_profile_name(args))
     if profile.board_lock is None and profile.colors is None:
         raise ValueError(
             f"profile {args.profile!r} has neither a board lock nor colours to check against"

@@ -1,4 +1,4 @@
-"""Views of a printed pattern through a known camera: ground truth for the calibration.
+"""Synthetic ground truth for calibration: pattern views through a known camera, set-up boards.
 
 A view is rendered by following each pixel backwards: pixel -> normalised distorted
 coordinates -> undistorted (by fixed-point iteration of the distortion model) -> ray -> the
@@ -9,6 +9,8 @@ without bias, then the frame is lightly blurred and noised like a webcam's.
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -16,6 +18,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.pattern import Pattern
+from companion.board import Board, Piece
 
 # The distortion is inverted exactly on a grid this coarse (pixels), then interpolated:
 # the inverse is a smooth low-order function, so cubic interpolation loses nothing visible.
@@ -196,3 +199,24 @@ def random_poses(
     if len(poses) < count:
         raise ValueError("could not place the pattern in the picture: is the camera model sane?")
     return poses
+
+
+def with_setup_pieces(board: Board, players: Sequence[str], seed: int) -> Board:
+    """``board`` with every player's founding pieces on it: 2 settlements and 2 roads each.
+
+    Sites are drawn at random (not by the distance rule: colours do not care), no site twice.
+    The board is changed in place and returned.
+    """
+    from calibration.colors import board_sites
+
+    rng = random.Random(seed)
+    vs, es = board_sites(board.tiles)
+    spots_v = rng.sample(vs, 2 * len(players))
+    spots_e = rng.sample(es, 2 * len(players))
+    board.pieces = []
+    for i, colour in enumerate(players):
+        for v in spots_v[2 * i : 2 * i + 2]:
+            board.pieces.append(Piece("settlement", colour, vertex=v))
+        for e in spots_e[2 * i : 2 * i + 2]:
+            board.pieces.append(Piece("road", colour, edge=e))
+    return board
