@@ -71,8 +71,8 @@ _EMPTY: frozenset[int] = frozenset()
 @dataclass(frozen=True)
 class Swap:
     """Exchange the chips (``what="chips"``) or terrain tiles (``"hexes"``) of hexes ``a`` and
-    ``b``, or move the robber from ``a`` to ``b`` (``"robber"``; ``a == b`` when the robber is
-    missing and must be put on ``b``); ``fixes`` lists the rules this step cures."""
+    ``b``, or move the robber from ``a`` to ``b`` (``"robber"``); ``fixes`` lists the rules this
+    step cures."""
 
     what: str
     a: Hex
@@ -85,8 +85,6 @@ class Swap:
     def describe(self, board: Board) -> str:
         ta, tb = board.tiles.get(self.a), board.tiles.get(self.b)
         if self.what == "robber" or ta is None or tb is None:
-            if self.a == self.b:
-                return f"put the robber on {self.b}"
             return f"move the robber from {self.a} to {self.b}"
         if self.what == "hexes":
             return (
@@ -556,10 +554,10 @@ def suggest_fixes(
         rule = RULES[v.rule]
         if "robber" in rule.repair and rule.robber_targets is not None:
             targets = rule.robber_targets(Layout.of(fixed_board, spec, players))
-            if targets:
-                a = fixed_board.robber if fixed_board.robber is not None else targets[0]
+            # A robber rule only fails for a robber on the board (a missing one is not seen).
+            if targets and fixed_board.robber is not None:
                 fixed_board, more = _describe_steps(
-                    fixed_board, spec, players, [("robber", a, targets[0])]
+                    fixed_board, spec, players, [("robber", fixed_board.robber, targets[0])]
                 )
                 swaps.extend(more)
             break

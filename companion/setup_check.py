@@ -387,8 +387,13 @@ def _hexes_param(lay: Layout, rule: str, key: str = "hexes") -> list[int]:
 
 @dataclass
 class Report:
+    """Violations of a board, and ``notes`` on what could not be checked because the board
+    does not show it (no harbours, no robber or pirate given: the camera does not read them
+    yet, and a hand-typed board may leave them out)."""
+
     spec: SetupSpec
     violations: list[Violation]
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -426,7 +431,18 @@ def check_board(
         spec = spec.with_rules(spec.optional)
     if beginner:
         spec = spec.with_rules(spec.beginner)
-    return Report(spec, check_layout(Layout.of(board, spec, players)))
+    return Report(spec, check_layout(Layout.of(board, spec, players)), _unobserved(board, spec))
+
+
+def _unobserved(board: Board, spec: SetupSpec) -> list[str]:
+    notes = []
+    if not board.harbors and spec.harbor_kinds:
+        notes.append("no harbours given: harbours not checked")
+    if board.robber is None and any(RULES[r].robber_targets for r in spec.rules):
+        notes.append("no robber given: its start not checked")
+    if board.pirate is None and "SEA-PIRATE-START" in spec.rules:
+        notes.append("no pirate given: its start not checked")
+    return notes
 
 
 # --- material -----------------------------------------------------------------------------
@@ -530,6 +546,8 @@ def _x56_rows(lay: Layout) -> list[Violation]:
 
 
 def _harbour_kinds(rule: str, lay: Layout, exact: bool = True) -> list[Violation]:
+    if not lay.harbors:
+        return []  # none given: not observed (see Report.notes), so nothing to judge
     have = Counter(h.kind for h in lay.harbors)
     return _count_diff(rule, "harbours", have, lay.spec.harbor_kinds, exact)
 
@@ -619,10 +637,12 @@ def _deserts(lay: Layout) -> list[Hex]:
 
 def _robber_rule(rule_id: str, targets: Callable[[Layout], list[Hex]], where: str) -> None:
     def check(lay: Layout) -> list[Violation]:
+        if lay.robber is None:
+            return []  # not observed (see Report.notes)
         allowed = targets(lay)
-        if lay.robber in allowed or (not allowed and lay.robber is None):
+        if lay.robber in allowed:
             return []
-        at = "missing" if lay.robber is None else f"on {lay.robber}"
+        at = f"on {lay.robber}"
         to = " or ".join(str(h) for h in allowed) or "nowhere (no such hex)"
         hexes = tuple(h for h in (lay.robber, *allowed) if h is not None)
         return [Violation(rule_id, hexes, f"the robber is {at}; it starts on {where}: {to}")]
@@ -660,9 +680,9 @@ _robber_rule(
 def _sea_pirate(lay: Layout) -> list[Violation]:
     """The pirate starts on the scenario's "x" sea hex (parameter ``hex``)."""
     want = lay.params("SEA-PIRATE-START").get("hex")
-    if want is None or lay.pirate == tuple(want):
-        return []
-    at = "missing" if lay.pirate is None else f"on {lay.pirate}"
+    if want is None or lay.pirate is None or lay.pirate == tuple(want):
+        return []  # a missing pirate is not observed (see Report.notes)
+    at = f"on {lay.pirate}"
     return [
         Violation("SEA-PIRATE-START", (tuple(want),), f"the pirate is {at}; it starts on {want}")
     ]

@@ -91,6 +91,7 @@ def report_json(report: Report, fix: FixResult) -> dict[str, Any]:
         "suggestions": [s.to_json() for s in fix.swaps],
         "fixable": fix.fixed,
         "reason": fix.reason,
+        "notes": list(report.notes),
     }
 
 
@@ -98,6 +99,7 @@ def report_text(board: Board, report: Report, fix: FixResult, players: int | Non
     who = f", {players} players" if players else ""
     lines = [f"{report.spec.name} set-up{who}:"]
     lines.append(draw_board(board, report.hexes()))
+    lines.extend(f"({note})" for note in report.notes)
     if report.ok:
         lines.append("All set-up rules pass.")
         return "\n".join(lines)

@@ -390,8 +390,24 @@ def test_pirate_start():
     )
     board = generate_board(spec, 1, "none").board
     assert board.pirate == (0, 0) and check_board(board, spec).ok
-    board.pirate = None
+    board.pirate = (1, 0)
     assert rules_of(board, spec) == {"SEA-PIRATE-START"}
+    board.pirate = None  # not seen: not judged, but said
+    report = check_board(board, spec)
+    assert report.ok and report.notes == ["no pirate given: its start not checked"]
+
+
+def test_what_the_board_does_not_show_is_noted_not_judged():
+    board = legal()
+    board.harbors = []
+    board.robber = None
+    report = check_board(board)
+    assert report.ok
+    assert report.notes == [
+        "no harbours given: harbours not checked",
+        "no robber given: its start not checked",
+    ]
+    assert check_board(legal()).notes == []
 
 
 def test_fixed_hexes_are_kept_by_the_generator_and_checked():

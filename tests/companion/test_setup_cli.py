@@ -62,6 +62,7 @@ def test_generate_then_check_round_trip(tmp_path: Path, capsys, caplog):
         "suggestions": [],
         "fixable": True,
         "reason": "",
+        "notes": [],
     }
 
 
