@@ -1,0 +1,157 @@
+"""read_board and the read-board command on rendered photos."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from companion.board import Board, Terrain, Tile, base_frame
+from companion.cli import main
+from companion.layouts import random_board
+from vision.read_board import CERTAIN, read_board
+from vision.scoring import score_board, symmetries, truth_from_rows
+from vision.synth.boards import seafarers_board
+from vision.synth.render import Conditions, render_board
+
+CLEAN = Conditions(chip_style="plain")
+
+
+@pytest.fixture(scope="module")
+def base_render():  # noqa: ANN201
+    return render_board(random_board(4, seed=31), rng=31, conditions=replace(CLEAN, tilt_deg=20))
+
+
+def _confident_hexes_are_right(truth: dict, read: Board) -> bool:
+    """Under the best symmetry, every hex read with confidence >= CERTAIN is right."""
+    best = None
+    for g in symmetries():
+        lo = min(g(h) for h in truth)
+        t = (min(read.tiles)[0] - lo[0], min(read.tiles)[1] - lo[1])
+        mapped = {h: read.tiles.get((g(h)[0] + t[0], g(h)[1] + t[1])) for h in truth}
+        right = sum(
+            1 for h, tile in truth.items() if mapped[h] and mapped[h].terrain == tile.terrain
+        )
+        if best is None or right > best[0]:
+            best = (right, mapped)
+    assert best is not None
+    return all(
+        tile.terrain == truth[h].terrain and (tile.number == truth[h].number)
+        for h, tile in best[1].items()
+        if tile is not None and (tile.confidence or 0.0) >= CERTAIN
+    )
+
+
+def test_clean_base_board_terrain_is_right(base_render) -> None:  # noqa: ANN001
+    board = read_board(base_render.image)
+    assert board.kind == "base"
+    score = score_board(base_render.board.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total == 19
+    assert _confident_hexes_are_right(base_render.board.tiles, board)
+
+
+@pytest.mark.parametrize("which", ["5-6", "seafarers"])
+def test_other_kinds_are_detected_and_read(which: str) -> None:
+    rng = np.random.default_rng(8)
+    truth = random_board(6, seed=5) if which == "5-6" else seafarers_board(rng)
+    r = render_board(truth, rng=6, conditions=replace(CLEAN, rotation_deg=20.0))
+    board = read_board(r.image)
+    assert board.kind == which
+    score = score_board(truth.tiles, board.tiles)
+    assert score.terrain_accuracy >= 0.9
+    assert _confident_hexes_are_right(truth.tiles, board)
+
+
+def test_exif_orientation_is_applied(tmp_path: Path, base_render) -> None:  # noqa: ANN001
+    # Store the photo rotated on its side with an EXIF tag saying how to turn it upright.
+    sideways = cv2.rotate(base_render.image, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    rgb = cv2.cvtColor(sideways, cv2.COLOR_BGR2RGB)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 degrees clockwise to display"
+    path = tmp_path / "sideways.jpg"
+    Image.fromarray(rgb).save(path, quality=95, exif=exif)
+    board = read_board(path)
+    score = score_board(base_render.board.tiles, board.tiles)
+    assert score.terrain_right == 19
+
+
+def test_a_photo_without_a_board_is_refused(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), (rng.random((480, 640, 3)) * 80 + 80).astype(np.uint8))
+    with pytest.raises(ValueError, match="no board found"):
+        read_board(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "no such image file"), (b"not an image", "not an image")],
+)
+def test_bad_files_are_refused(tmp_path: Path, content: bytes | None, message: str) -> None:
+    path = tmp_path / "photo.jpg"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        read_board(path)
+
+
+def test_bad_arrays_are_refused() -> None:
+    with pytest.raises(ValueError, match="uint8"):
+        read_board(np.zeros((100, 100, 3), np.float32))
+    with pytest.raises(ValueError, match="too small"):
+        read_board(np.zeros((40, 40, 3), np.uint8))
+
+
+def test_debug_images_are_written(tmp_path: Path, base_render) -> None:  # noqa: ANN001
+    read_board(base_render.image, debug_dir=tmp_path / "dbg")
+    names = sorted(p.name for p in (tmp_path / "dbg").iterdir())
+    assert names == ["1_candidates.png", "2_top_view.png", "3_labels.png"]
+    for name in names:
+        assert cv2.imread(str(tmp_path / "dbg" / name)) is not None
+
+
+def test_command_prints_one_loadable_json_document(
+    tmp_path: Path,
+    base_render,
+    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+) -> None:
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), base_render.image)
+    assert main(["read-board", str(path), "--json", "--kind", "base"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    board = Board.from_json(doc)
+    assert board.kind == "base" and len(board.tiles) == 19
+    assert "setup_check" in doc
+
+
+def test_command_text_and_bad_input(
+    tmp_path: Path,
+    base_render,
+    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+) -> None:
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), base_render.image)
+    assert main(["read-board", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("base board")
+    assert main(["read-board", str(tmp_path / "missing.jpg")]) == 2
+    assert "no such image file" in capsys.readouterr().err
+
+
+def test_scoring_is_symmetric_and_checks_rows() -> None:
+    truth = random_board(4, seed=2).tiles
+    for g in symmetries():
+        moved = {g(h): t for h, t in truth.items()}
+        s = score_board(truth, moved)
+        assert s.terrain_right == 19 and s.chips_right == s.chips_total == 18
+    wrong = dict(truth)
+    h = next(iter(wrong))
+    wrong[h] = Tile(Terrain.SEA)
+    assert score_board(truth, wrong).terrain_right == 18
+    with pytest.raises(ValueError, match="rows"):
+        truth_from_rows([[["forest", 2]]], base_frame())

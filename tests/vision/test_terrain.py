@@ -1,0 +1,90 @@
+"""Terrain classification: joint with the material counts, robust to light."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from companion.board import Terrain, hex_center
+from vision.terrain import COUNTS, PROTOTYPES, classify_terrain, hex_features
+
+
+def _base_features(rng: np.random.Generator) -> tuple[np.ndarray, list[Terrain]]:
+    """Features of a base board's 19 hexes: each terrain's first prototype plus noise."""
+    truth = list(COUNTS["base"].elements())
+    rng.shuffle(truth)
+    feats = np.array([PROTOTYPES[t][0] for t in truth], float)
+    feats[:, :3] += rng.normal(0, 2.0, (len(truth), 3))
+    return feats, truth
+
+
+def test_prototype_colours_are_read_back() -> None:
+    feats, truth = _base_features(np.random.default_rng(1))
+    out = classify_terrain(feats, kind="base")
+    assert [r.terrain for r in out] == truth
+    assert all(r.confidence > 0.5 for r in out)
+
+
+def test_counts_are_a_constraint() -> None:
+    # Two hexes look like fields; the base board has 4 fields, so with 5 field-like hexes
+    # one of them must be the desert it most resembles.
+    feats, truth = _base_features(np.random.default_rng(2))
+    desert = truth.index(Terrain.DESERT)
+    feats[desert] = PROTOTYPES[Terrain.FIELDS][0]
+    feats[desert, 0] += 4.0  # a little lighter, as sand is
+    out = classify_terrain(feats, kind="base")
+    assert Counter(r.terrain for r in out) == COUNTS["base"]
+    free = classify_terrain(feats)  # without counts, five fields
+    assert Counter(r.terrain for r in free)[Terrain.FIELDS] == 5
+
+
+@pytest.mark.parametrize(("gain", "cast"), [(0.7, (0.0, 0.0)), (1.2, (8.0, -6.0))])
+def test_white_balance_and_brightness_do_not_change_the_reading(
+    gain: float, cast: tuple[float, float]
+) -> None:
+    feats, truth = _base_features(np.random.default_rng(3))
+    spoilt = feats.copy()
+    spoilt[:, 0] *= gain
+    spoilt[:, 1:3] += cast
+    assert [r.terrain for r in classify_terrain(spoilt, kind="base")] == truth
+
+
+def test_sea_hexes_stay_sea_and_out_of_the_counts() -> None:
+    feats, truth = _base_features(np.random.default_rng(4))
+    sea_feat = np.array([PROTOTYPES[Terrain.SEA][0]])
+    all_feats = np.vstack([feats, sea_feat, sea_feat])
+    sea = np.array([False] * len(feats) + [True, True])
+    out = classify_terrain(all_feats, kind="base", sea=sea)
+    assert [r.terrain for r in out[-2:]] == [Terrain.SEA, Terrain.SEA]
+    assert [r.terrain for r in out[:-2]] == truth
+
+
+def test_impossible_counts_fall_back_to_free_choice() -> None:
+    feats, _ = _base_features(np.random.default_rng(5))
+    out = classify_terrain(feats[:10], kind="base")  # 10 hexes cannot hold 19 tiles
+    assert len(out) == 10
+    assert all(r.terrain != Terrain.GOLD for r in out)
+
+
+def test_hex_features_measure_each_hex_ring() -> None:
+    # A synthetic top view: each hex painted one flat colour, a white chip in the middle.
+    import cv2
+
+    px = 30.0
+    hexes = [(0, 0), (1, 0)]
+    plane_to_top = np.array([[px, 0, 60.0], [0, px, 60.0], [0, 0, 1]])
+    top = np.zeros((140, 200, 3), np.uint8)
+    colours = [(40, 110, 50), (60, 190, 220)]
+    for h, colour in zip(hexes, colours, strict=True):
+        cx, cy = hex_center(h)
+        centre = (int(cx * px + 60), int(cy * px + 60))
+        cv2.circle(top, centre, int(0.9 * px), colour, -1)
+        cv2.circle(top, centre, int(0.35 * px), (235, 240, 240), -1)
+    feats = hex_features(top, plane_to_top, hexes)
+    for f, colour in zip(feats, colours, strict=True):
+        lab = cv2.cvtColor(np.uint8([[colour]]), cv2.COLOR_BGR2Lab)[0, 0].astype(float)
+        assert f[0] == pytest.approx(lab[0] * 100 / 255, abs=1.0)
+        assert f[1] == pytest.approx(lab[1] - 128, abs=1.0)
+        assert f[3] == pytest.approx(0.0, abs=0.5)  # flat colour: no texture
