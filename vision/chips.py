@@ -124,7 +124,7 @@ def analyse_chip(image: np.ndarray) -> ChipAnalysis | None:
     darkness = np.clip(1.0 - green / np.maximum(paper, 1.0), 0.0, 1.0)
 
     yy, xx = np.mgrid[0:_WORK, 0:_WORK].astype(np.float32)
-    inside = (xx - cx) ** 2 + (yy - cy) ** 2 < (0.86 * radius) ** 2
+    inside = (xx - cx) ** 2 + (yy - cy) ** 2 < (0.92 * radius) ** 2
     values = darkness[inside]
     if values.size == 0:
         return None
@@ -133,33 +133,39 @@ def analyse_chip(image: np.ndarray) -> ChipAnalysis | None:
     )
     # Below this contrast there is no print on the disc (an empty or fully blurred crop).
     thresh = max(float(thresh) / 255.0, 0.18)
-    mask = ((darkness > thresh) & inside).astype(np.uint8)
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-
-    r2 = radius * radius
-    dot_ids: list[int] = []
-    glyph_ids: list[int] = []
-    for i in range(1, count):
-        x, y, w, h, area = stats[i]
-        if area < 0.0015 * r2:
-            continue
-        fill = area / float(w * h)
-        aspect = max(w, h) / max(1, min(w, h))
-        if area <= 0.035 * r2 and fill >= 0.45 and aspect <= 2.2:
-            dot_ids.append(i)
-        elif area >= 0.012 * r2:
-            glyph_ids.append(i)
+    dist = np.hypot(xx - cx, yy - cy)
+    mask, labels, stats, centroids, dot_ids, glyph_ids = _components(
+        darkness, inside, thresh, dist, radius
+    )
     if not glyph_ids:
         return None
-    glyph_mask = np.isin(labels, glyph_ids)
-    pts = np.column_stack(np.nonzero(glyph_mask)[::-1]).astype(np.float32)
+    pts = np.column_stack(np.nonzero(np.isin(labels, glyph_ids))[::-1]).astype(np.float32)
     glyph_c = pts.mean(axis=0)
 
-    dots, down = _dot_row(stats, centroids, dot_ids, glyph_c, radius)
-    if dots == 0:
+    # Blur merges neighbouring dots at the Otsu level; higher levels split them again.
+    ink_top = float(np.quantile(values, 0.995))
+    dots, down, dot_pts = _dot_row(stats, centroids, dot_ids, glyph_c, radius)
+    for frac in (0.35, 0.65):
+        level = thresh + frac * (ink_top - thresh)
+        if level <= thresh:
+            break
+        _, _, st, ce, ids, _ = _components(darkness, inside, level, dist, radius)
+        n, d, p = _dot_row(st, ce, ids, glyph_c, radius)
+        if n > dots:
+            dots, down, dot_pts = n, d, p
+    if dots:
+        # A small blob holding a dot is merged dots, not the numeral; a large one is the
+        # numeral with a dot blurred onto it, and stays.
+        held = {int(labels[int(round(y)), int(round(x))]) for x, y in dot_pts}
+        small = 0.07 * radius * radius
+        glyph_ids = [i for i in glyph_ids if i not in held or stats[i, cv2.CC_STAT_AREA] > small]
+        if not glyph_ids:
+            return None
+    else:
         # Dots that could not be grouped may still be serif fragments of the numeral.
-        glyph_mask = np.isin(labels, glyph_ids + dot_ids)
-        pts = np.column_stack(np.nonzero(glyph_mask)[::-1]).astype(np.float32)
+        glyph_ids = glyph_ids + dot_ids
+    glyph_mask = np.isin(labels, glyph_ids)
+    pts = np.column_stack(np.nonzero(glyph_mask)[::-1]).astype(np.float32)
 
     ink = glyph_mask & (darkness > thresh)
     redness = _redness(work, ink, inside & ~mask.astype(bool))
@@ -173,6 +179,36 @@ def analyse_chip(image: np.ndarray) -> ChipAnalysis | None:
         down_deg=down,
         redness=redness,
     )
+
+
+def _components(
+    darkness: np.ndarray, inside: np.ndarray, level: float, dist: np.ndarray, radius: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], list[int]]:
+    """Ink blobs darker than ``level`` on the disc, sorted into dot candidates and glyph parts.
+
+    Returns:
+        (mask uint8, labels int32, stats, centroids as from
+        ``cv2.connectedComponentsWithStats``, dot candidate labels, glyph part labels).
+    """
+    mask = ((darkness > level) & inside).astype(np.uint8)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    r2 = radius * radius
+    # Ink reaching the edge of the searched disc is the table, a rim or a finger, not print.
+    reach = np.zeros(count, np.float32)
+    np.maximum.at(reach, labels.ravel(), dist.ravel())
+    dot_ids: list[int] = []
+    glyph_ids: list[int] = []
+    for i in range(1, count):
+        _, _, w, h, area = stats[i]
+        if area < 0.0015 * r2 or reach[i] > 0.9 * radius:
+            continue
+        fill = area / float(w * h)
+        aspect = max(w, h) / max(1, min(w, h))
+        if area <= 0.035 * r2 and fill >= 0.45 and aspect <= 2.2:
+            dot_ids.append(i)
+        elif area >= 0.012 * r2:
+            glyph_ids.append(i)
+    return mask, labels, stats, centroids, dot_ids, glyph_ids
 
 
 def glyph_image(analysis: ChipAnalysis, down_deg: float) -> np.ndarray:
@@ -505,8 +541,10 @@ def _square(image: np.ndarray) -> np.ndarray:
 def _find_disc(work: np.ndarray) -> tuple[float, float, float]:
     """The chip's circle in the work image as (x, y, radius) in pixels.
 
-    The strongest Hough circle near the centre of the crop wins; a crop cut tightly around the
-    chip, where the rim may not show, falls back to the inscribed circle.
+    The strongest Hough circle near the centre of the crop, of radius 0.34-0.52 crop sides,
+    wins; a crop cut tightly around the chip, where the rim may not show, falls back to the
+    inscribed circle. Smaller circles are not looked for: a numeral's loops and the ring of ink
+    make them too, and crops are cut around one chip (the chip at least ~70% of the crop).
     """
     gray = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
     circles = cv2.HoughCircles(
@@ -516,7 +554,7 @@ def _find_disc(work: np.ndarray) -> tuple[float, float, float]:
         minDist=_WORK,
         param1=80,
         param2=25,
-        minRadius=int(0.3 * _WORK),
+        minRadius=int(0.34 * _WORK),
         maxRadius=int(0.52 * _WORK),
     )
     if circles is not None:
@@ -532,15 +570,17 @@ def _dot_row(
     dot_ids: list[int],
     glyph_c: np.ndarray,
     radius: float,
-) -> tuple[int, float | None]:
+) -> tuple[int, float | None, np.ndarray]:
     """Group dot candidates into the chip's row of dots.
 
     Returns:
         (number of dots, direction from the numeral to the dots in degrees as in
-        :class:`ChipAnalysis`), or (0, None) when no plausible row exists.
+        :class:`ChipAnalysis`, (N, 2) dot centres), or (0, None, empty) when no plausible row
+        exists.
     """
+    none = (0, None, np.zeros((0, 2), np.float32))
     if not dot_ids:
-        return 0, None
+        return none
     pts = centroids[dot_ids]
     sizes = np.sqrt(stats[dot_ids, cv2.CC_STAT_AREA] / math.pi)
     link = 4.0 * float(np.median(sizes))
@@ -563,6 +603,7 @@ def _dot_row(
 
     best: tuple[int, float] | None = None
     best_dir: float | None = None
+    best_pts = none[2]
     for members in groups.values():
         if len(members) > 5:
             continue
@@ -582,9 +623,10 @@ def _dot_row(
         if best is None or key > best:
             best = key
             best_dir = math.degrees(math.atan2(float(d[0]), float(d[1])))
+            best_pts = g
     if best is None:
-        return 0, None
-    return best[0], best_dir
+        return none
+    return best[0], best_dir, best_pts
 
 
 def _principal_axis(points: np.ndarray) -> np.ndarray:

@@ -31,9 +31,9 @@ from vision.chips import CHIP_VALUES, pip_count
 #: chip looks that :func:`render_chip` can draw
 CHIP_STYLES: tuple[str, ...] = ("dots", "plain", "grey")
 
-# Supersampling factor: glyphs are drawn this many times larger, then reduced with area
-# averaging, so that thin serifs and small dots keep anti-aliased edges at 40-100 px.
-_SUPERSAMPLE = 4
+# Glyphs are drawn on a canvas this many pixels wide (or 2x the output, if larger), then
+# reduced with area averaging, so that thin serifs and small dots keep anti-aliased edges.
+_CANVAS_PX = 384
 # Disc radius as a fraction of the image side: a little margin keeps the anti-aliased rim in.
 _DISC_RADIUS = 0.47
 
@@ -86,7 +86,7 @@ def render_chip(
     if not np.isfinite(rotation_deg):
         raise ValueError(f"rotation_deg must be a finite number, not {rotation_deg!r}")
 
-    side = int(size_px) * _SUPERSAMPLE
+    side = int(size_px) * max(2, -(-_CANVAS_PX // int(size_px)))
     centre = side / 2.0
     radius = _DISC_RADIUS * side
 
@@ -112,7 +112,7 @@ def render_chip(
         weight = 1.0 + jitter(0.35)
         glyph = _cv2_numeral(str(value), font, weight)
     # Numeral height and the vertical position of its centre, in disc radii.
-    height = (0.78 if has_dots else 0.9) * (1.0 + jitter(0.1))
+    height = (0.98 if has_dots else 1.05) * (1.0 + jitter(0.1))
     glyph_y = (-0.15 if has_dots else 0.0) + jitter(0.04)
     aspect = 1.0 + jitter(0.15)
     glyph_box = _place_numeral(ink_alpha, glyph, radius, height, aspect, glyph_y)
@@ -121,7 +121,7 @@ def render_chip(
         dot_r = radius * 0.055 * (1.0 + jitter(0.2))
         pitch = dot_r * 2.6 * (1.0 + jitter(0.1))
         n = pip_count(value)
-        y = centre + glyph_box[1] + glyph_box[2] + dot_r * 4.5 * (1.0 + jitter(0.2))
+        y = centre + glyph_box[1] + glyph_box[2] + dot_r * 3.5 * (1.0 + jitter(0.2))
         for i in range(n):
             x = centre + (i - (n - 1) / 2.0) * pitch
             _disc(ink_alpha, x, y, dot_r)

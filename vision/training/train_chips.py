@@ -7,13 +7,15 @@ rotation, put on a random background and put through a camera: perspective squas
 uneven light, glare, a partly covering object, blur, noise and JPEG. The reader's own
 :func:`vision.chips.analyse_chip` then measures it exactly as it will at run time, and the
 glyph, turned upright (by the dots when the reader finds them, else by the known rotation), is
-one training sample of its value; the same glyph at a wrong rotation is a sample of the "not
-upright" class. The result is deterministic for a seed, whatever the number of processes.
+a training sample of its value; the same glyph at a wrong rotation, and with a large part
+cut away, are samples of the "not a numeral upright" class. The result is deterministic for a
+seed, whatever the number of processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import math
 import multiprocessing
@@ -27,6 +29,7 @@ from vision.chips import (
     CHIP_VALUES,
     FEATURE_LENGTH,
     MODEL_PATH,
+    ChipAnalysis,
     ChipModel,
     analyse_chip,
     glyph_features,
@@ -52,14 +55,14 @@ def photograph_chip(
         size_px: chip diameter in pixels; random in 44..150 when ``None``.
 
     Returns:
-        ``(crop, down_deg)``: BGR uint8 crop (square, 1.0-1.35 chip diameters) and the
+        ``(crop, down_deg)``: BGR uint8 crop (square, 1.0-1.25 chip diameters) and the
         direction the chip's "down" points to in it (degrees, as in
         :class:`vision.chips.ChipAnalysis`).
     """
     d = int(size_px if size_px is not None else rng.integers(44, 151))
     rotation = float(rng.uniform(0.0, 360.0))
     chip, mask = render_chip(value, style=style, size_px=d, rotation_deg=rotation, rng=rng)
-    side = int(round(d * rng.uniform(1.0, 1.35)))
+    side = int(round(d * rng.uniform(1.0, 1.25)))
     canvas = _background(side, rng)
     off = rng.uniform(-0.06, 0.06, size=2) * d + (side - d) / 2.0
     ox, oy = int(round(off[0])), int(round(off[1]))
@@ -157,6 +160,22 @@ def _angle_gap(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
+def _cut_numeral(analysis: ChipAnalysis, rng: np.random.Generator) -> ChipAnalysis | None:
+    """The analysis with 35-65% of the numeral's ink removed by a random straight cut."""
+    pts = analysis.numeral_points
+    theta = rng.uniform(0.0, 2.0 * math.pi)
+    normal = np.array([math.cos(theta), math.sin(theta)], np.float32)
+    proj = pts @ normal
+    cut = float(np.quantile(proj, rng.uniform(0.35, 0.65)))
+    keep = proj < cut
+    if keep.sum() < 10:
+        return None
+    yy, xx = np.mgrid[0 : analysis.darkness.shape[0], 0 : analysis.darkness.shape[1]]
+    gone = xx * normal[0] + yy * normal[1] >= cut
+    darkness = np.where(gone, 0.0, analysis.darkness).astype(np.float32)
+    return dataclasses.replace(analysis, numeral_points=pts[keep], darkness=darkness)
+
+
 def make_samples(seed: np.random.SeedSequence, chips: int) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels from ``chips`` synthetic chips: (N, FEATURE_LENGTH), (N,) int."""
     rng = np.random.default_rng(seed)
@@ -171,14 +190,21 @@ def make_samples(seed: np.random.SeedSequence, chips: int) -> tuple[np.ndarray, 
         analysis = analyse_chip(img)
         if analysis is None:
             continue
-        down = analysis.down_deg
-        if down is None or _angle_gap(down, true_down) > 25.0:
-            down = true_down + rng.uniform(-10.0, 10.0)
-        glyphs.append(glyph_image(analysis, down))
-        labels.append(cls)
-        wrong = true_down + rng.uniform(35.0, 325.0)
-        glyphs.append(glyph_image(analysis, wrong))
+        # Upright as the reader will turn it (by its dots) when it can, and as the truth has it.
+        ups = [true_down + rng.uniform(-10.0, 10.0)]
+        if analysis.down_deg is not None and _angle_gap(analysis.down_deg, true_down) <= 25.0:
+            ups.append(analysis.down_deg)
+        for down in ups:
+            glyphs.append(glyph_image(analysis, down))
+            labels.append(cls)
+        glyphs.append(glyph_image(analysis, true_down + rng.uniform(35.0, 325.0)))
         labels.append(_JUNK)
+        # A numeral with a large part missing (cut by the crop, covered by a piece) is not a
+        # reading either: without this a lone "1" left of "10" would read as "11".
+        part = _cut_numeral(analysis, rng)
+        if part is not None:
+            glyphs.append(glyph_image(part, true_down + rng.uniform(-10.0, 10.0)))
+            labels.append(_JUNK)
     if not glyphs:
         return np.zeros((0, FEATURE_LENGTH), np.float32), np.zeros(0, np.int64)
     return glyph_features(np.stack(glyphs)), np.array(labels, np.int64)
@@ -258,7 +284,7 @@ def train_mlp(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chips", type=int, default=20000, help="synthetic chips to render")
+    parser.add_argument("--chips", type=int, default=10000, help="synthetic chips to render")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--epochs", type=int, default=40, help="training epochs")
     parser.add_argument("--workers", type=int, default=2, help="processes rendering chips")

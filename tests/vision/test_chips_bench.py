@@ -1,0 +1,62 @@
+"""evaluate_chips on a small dataset made with the renderer (never the real benchmark data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision.bench_chips import evaluate_chips
+from vision.chips import CHIP_VALUES
+from vision.synth.chip_art import render_chip
+
+
+def _dataset(root: Path, chips: list[tuple[str, int]]) -> Path:
+    lines = ["file,value,source_image"]
+    for i, (name, value) in enumerate(chips):
+        if name.endswith(".png"):
+            image, _ = render_chip(value, size_px=110, rotation_deg=37.0 * i)
+            cv2.imwrite(str(root / name), image)
+        lines.append(f"{name},{value},synthetic")
+    (root / "labels.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_counts_confusion_and_per_value(tmp_path: Path) -> None:
+    chips = [(f"c{i}.png", v) for i, v in enumerate(CHIP_VALUES)]
+    chips.append(("gone.png.jpg", 5))  # listed but missing: unloadable, counted as null
+    (tmp_path / "gone.png.jpg").write_bytes(b"garbage")
+    result = evaluate_chips(_dataset(tmp_path, chips))
+    assert result["chips"] == 11
+    assert result["unloadable"] == 1
+    assert result["correct"] + result["wrong"] + result["abstentions"] == 11
+    assert result["abstentions"] >= 1
+    assert result["confusion"]["5"].get("null", 0) >= 1
+    assert sum(sum(row.values()) for row in result["confusion"].values()) == 11
+    for value in CHIP_VALUES:
+        row = result["per_value"][str(value)]
+        assert row["correct"] == result["confusion"][str(value)].get(str(value), 0)
+    # The renderer's canonical chips are easy: all ten are read.
+    assert result["correct"] == 10
+    assert result["accuracy"] == pytest.approx(10 / 11)
+    assert result["accuracy_when_answered"] == pytest.approx(1.0)
+    assert result["per_value"]["5"]["accuracy"] == pytest.approx(0.5)
+    assert result["seconds_per_chip"] > 0
+
+
+def test_missing_or_malformed_labels_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no labels.csv"):
+        evaluate_chips(tmp_path)
+    (tmp_path / "labels.csv").write_text("name,number\na.png,5\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="columns 'file' and 'value'"):
+        evaluate_chips(tmp_path)
+    (tmp_path / "labels.csv").write_text("file,value\na.png,seven\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2: value 'seven' is not a number"):
+        evaluate_chips(tmp_path)
+    (tmp_path / "labels.csv").write_text("file,value\na.png,7\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="7 is not a chip value"):
+        evaluate_chips(tmp_path)
+    (tmp_path / "labels.csv").write_text("file,value\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="lists no chips"):
+        evaluate_chips(tmp_path)

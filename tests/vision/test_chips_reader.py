@@ -1,0 +1,165 @@
+"""Reading one chip: every value, style and rotation; red ink, dots; honest nulls; bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.chips import (
+    CHIP_VALUES,
+    FEATURE_LENGTH,
+    GLYPH_SIDE,
+    MIN_CONFIDENCE,
+    ChipModel,
+    ChipReading,
+    analyse_chip,
+    default_model,
+    glyph_features,
+    glyph_image,
+    pip_count,
+    read_chip,
+)
+from vision.synth.chip_art import CHIP_STYLES, render_chip
+from vision.training.train_chips import photograph_chip
+
+
+def _on_table(value: int, style: str, rotation: float, size: int = 120) -> np.ndarray:
+    """A rendered chip on a textured brown table, cropped a little wider than the chip."""
+    chip, mask = render_chip(value, style=style, size_px=size, rotation_deg=rotation)
+    side = int(size * 1.2)
+    rng = np.random.default_rng(value)
+    table = np.clip(rng.normal((40, 70, 110), 12, (side, side, 3)), 0, 255)
+    o = (side - size) // 2
+    a = mask[..., None] / 255.0
+    table[o : o + size, o : o + size] = table[o : o + size, o : o + size] * (1 - a) + chip * a
+    return table.astype(np.uint8)
+
+
+@pytest.mark.parametrize("style", CHIP_STYLES)
+@pytest.mark.parametrize("rotation", [0.0, 77.0, 180.0, 263.0])
+def test_reads_every_value_in_every_style_at_any_rotation(style: str, rotation: float) -> None:
+    for value in CHIP_VALUES:
+        reading = read_chip(_on_table(value, style, rotation))
+        assert reading.value == value, (style, rotation, value, reading)
+        assert reading.confidence >= MIN_CONFIDENCE
+        assert reading.red == (value in (6, 8))
+
+
+@pytest.mark.parametrize("value", CHIP_VALUES)
+def test_counts_the_probability_dots_and_finds_down(value: int) -> None:
+    for rotation in (0.0, 130.0):
+        analysis = analyse_chip(_on_table(value, "dots", rotation))
+        assert analysis is not None
+        assert analysis.dots == pip_count(value)
+        assert analysis.down_deg is not None
+        gap = abs((analysis.down_deg - rotation + 180) % 360 - 180)
+        assert gap < 12.0, (value, rotation, analysis.down_deg)
+
+
+def test_mark_under_six_and_nine_gives_their_rotation() -> None:
+    for value in (6, 9):
+        analysis = analyse_chip(_on_table(value, "plain", 200.0))
+        assert analysis is not None and analysis.dots == 1
+        assert abs((analysis.down_deg - 200.0 + 180) % 360 - 180) < 15.0
+
+
+def test_reads_photographed_chips_and_never_guesses_wrong_with_confidence() -> None:
+    """Warm light, blur, squash, JPEG, occlusion: mostly right, and wrong ones are not sure."""
+    rng = np.random.default_rng(2024)
+    right = wrong_sure = total = 0
+    for i in range(80):
+        value = CHIP_VALUES[i % len(CHIP_VALUES)]
+        style = CHIP_STYLES[i % len(CHIP_STYLES)]
+        image, _ = photograph_chip(value, style, rng, size_px=int(rng.integers(60, 150)))
+        reading = read_chip(image)
+        total += 1
+        right += reading.value == value
+        wrong_sure += reading.value is not None and reading.value != value
+    assert right / total >= 0.85
+    assert wrong_sure / total <= 0.05
+
+
+def test_scores_are_a_distribution_and_reading_is_frozen() -> None:
+    reading = read_chip(_on_table(10, "dots", 45.0))
+    assert set(reading.scores) == set(CHIP_VALUES)
+    assert sum(reading.scores.values()) == pytest.approx(1.0)
+    assert all(0.0 <= s <= 1.0 for s in reading.scores.values())
+    assert 0.0 <= reading.confidence <= 1.0
+    assert max(reading.scores, key=reading.scores.__getitem__) == reading.value
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        reading.value = 3  # type: ignore[misc]
+
+
+def test_any_crop_size_and_grey_images_are_read() -> None:
+    for size in (40, 300):
+        chip = cv2.resize(_on_table(3, "dots", 30.0), (size, size))
+        assert read_chip(chip).value == 3
+    # A crop a little wider than tall, padded as the reader pads it.
+    wide = cv2.copyMakeBorder(_on_table(11, "dots", 0.0), 0, 0, 12, 12, cv2.BORDER_REPLICATE)
+    assert read_chip(wide).value == 11
+    grey = cv2.cvtColor(_on_table(5, "plain", 10.0), cv2.COLOR_BGR2GRAY)
+    assert read_chip(grey).value == 5
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.full((100, 100, 3), 200, np.uint8),
+        np.random.default_rng(0).integers(0, 256, (100, 100, 3), dtype=np.uint8),
+        cv2.circle(np.full((100, 100, 3), 60, np.uint8), (50, 50), 45, (150, 210, 235), -1),
+    ],
+    ids=["flat", "noise", "blank-disc"],
+)
+def test_no_numeral_reads_null(image: np.ndarray) -> None:
+    reading = read_chip(image)
+    assert reading.value is None
+    assert reading.confidence < MIN_CONFIDENCE
+
+
+def test_a_chip_cut_in_half_is_not_read_with_confidence() -> None:
+    image = _on_table(12, "dots", 0.0)
+    image[:, image.shape[1] // 2 :] = (40, 70, 110)
+    reading = read_chip(image)
+    assert reading.value is None or reading.value == 12
+
+
+@pytest.mark.parametrize(
+    ("image", "message"),
+    [
+        ([[1, 2], [3, 4]], "numpy array"),
+        (np.zeros((20, 20, 3), np.float32), "uint8"),
+        (np.zeros((20, 20, 2), np.uint8), "shape"),
+        (np.zeros((5, 20, 3), np.uint8), "at least 8x8"),
+    ],
+)
+def test_bad_images_are_refused(image: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        read_chip(image)  # type: ignore[arg-type]
+
+
+def test_glyph_features_batch_matches_single() -> None:
+    analysis = analyse_chip(_on_table(8, "dots", 0.0))
+    assert analysis is not None
+    glyphs = np.stack([glyph_image(analysis, a) for a in (0.0, 90.0)])
+    assert glyphs.shape == (2, GLYPH_SIDE, GLYPH_SIDE) and glyphs.dtype == np.float32
+    batch = glyph_features(glyphs)
+    assert batch.shape == (2, FEATURE_LENGTH)
+    assert np.allclose(batch[1], glyph_features(glyphs[1]))
+    assert not np.allclose(batch[0], batch[1])
+
+
+def test_model_refuses_arrays_of_the_wrong_shape() -> None:
+    good = dict(vars(default_model()))
+    ChipModel(good)
+    with pytest.raises(ValueError, match="lacks the array 'w2'"):
+        ChipModel({k: v for k, v in good.items() if k != "w2"})
+    with pytest.raises(ValueError, match="wrong shapes"):
+        ChipModel({**good, "mean": good["mean"][:-1]})
+
+
+def test_reading_type_fields() -> None:
+    fields = {f.name for f in dataclasses.fields(ChipReading)}
+    assert fields == {"value", "confidence", "scores", "red", "dots"}
