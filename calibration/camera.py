@@ -393,6 +393,21 @@ class ViewCollector:
         """Fraction of the coverage grid's cells touched by kept corners."""
         return float(self._covered.mean())
 
+    def covered_cells(self) -> np.ndarray:
+        """Rectangles of the coverage grid touched by kept corners, for drawing.
+
+        Returns:
+            int32 (K, 4): x0, y0, x1, y1 in pixels.
+        """
+        rc = np.argwhere(self._covered)
+        c = self._cell
+        return (
+            np.array([[x * c, y * c, (x + 1) * c, (y + 1) * c] for y, x in rc], np.float64)
+            .round()
+            .astype(np.int32)
+            .reshape(-1, 4)
+        )
+
     @property
     def tilted_views(self) -> int:
         """Kept views tilted by 20 degrees or more."""

@@ -36,7 +36,7 @@ from calibration.camera import CameraModel, ViewCollector
 from calibration.colors import PLAYER_COLOURS_BGR, learn_colors
 from calibration.pattern import KINDS, Pattern, PatternError, parse_squares
 from calibration.profiles import Profile, ProfileStore
-from companion.board import hex_center
+from calibration.registration import register_board as _register
 
 log = logging.getLogger("calibration")
 
@@ -329,60 +329,6 @@ def _camera_self_check(args: argparse.Namespace, pattern: Pattern) -> int:
 
 
 # --- colours, board lock, check ------------------------------------------------------------------
-
-
-def _register(image: np.ndarray, kind: str | None) -> Any:
-    """The board's registration, its homography refitted on the chips it found."""
-    try:
-        from vision.register import register
-    except ImportError:
-        raise ValueError("board registration (vision.register) is not installed") from None
-    reg = register(image, kind)
-    reg.homography = refit_on_chips(
-        reg.homography, list(reg.hexes), np.array([[c.x, c.y] for c in reg.candidates])
-    )
-    return reg
-
-
-def refit_on_chips(
-    homography: np.ndarray, hexes: list[tuple[int, int]], chips_px: np.ndarray
-) -> np.ndarray:
-    """Refit a board homography on the chip discs seen near the hex centres it predicts.
-
-    Colours are sampled at the borders, corners and sides, where a registration a fifth of a
-    hex off lands on the wrong thing; every chip sits at its hex's centre, so the chips found
-    within a third of a hex of a predicted centre pin the homography down again.
-
-    Args:
-        homography: float (3, 3) board plane -> image pixels.
-        hexes: the board's hexes.
-        chips_px: float (N, 2) chip centres found in the image, pixels.
-
-    Returns:
-        The refitted homography, or the given one when fewer than 8 chips match.
-    """
-    if len(chips_px) == 0:
-        return homography
-    plane = np.array([hex_center(h) for h in hexes], np.float64)
-    pred = cv2.perspectiveTransform(plane.reshape(-1, 1, 2), homography).reshape(-1, 2)
-    # A hex's size in pixels near each centre: distance to the point one radius away.
-    step = cv2.perspectiveTransform((plane + [1.0, 0.0]).reshape(-1, 1, 2), homography)
-    radius = np.linalg.norm(step.reshape(-1, 2) - pred, axis=1)
-    src, dst = [], []
-    for p, q, r in zip(plane, pred, radius, strict=True):
-        d = np.linalg.norm(chips_px - q, axis=1)
-        j = int(np.argmin(d))
-        if d[j] < r / 3:
-            src.append(p)
-            dst.append(chips_px[j])
-    if len(src) < 8:
-        return homography
-    refit, mask = cv2.findHomography(
-        np.array(src), np.array(dst), cv2.RANSAC, float(np.median(radius)) * 0.1
-    )
-    if refit is None or int(mask.sum()) < 8:
-        return homography
-    return refit / refit[2, 2]
 
 
 def _prepared(args: argparse.Namespace, profile: Profile) -> np.ndarray:

@@ -158,7 +158,7 @@ def test_list_shows_damage_and_delete_removes(
 
 
 def test_refit_on_chips_pulls_an_off_registration_back() -> None:
-    from calibration.commands import refit_on_chips
+    from calibration.registration import refit_on_chips
     from companion.board import base_frame, hex_center
 
     hexes = base_frame()
