@@ -129,6 +129,7 @@ class _Tower:
 @dataclass
 class _Run:
     rtts: list[float] = field(default_factory=list)
+    rtts_by_command: dict[str, list[float]] = field(default_factory=dict)
     failed: int = 0
     acked_leds: list[int] = field(default_factory=list)
     verified: int = 0
@@ -222,6 +223,11 @@ def _bench(args: argparse.Namespace, commands: int) -> dict[str, object]:
         "median_rtt_ms": round(statistics.median(rtts) * 1000, 3),
         "p99_rtt_ms": round(rtts[min(len(rtts) - 1, int(len(rtts) * 0.99))] * 1000, 3),
         "max_rtt_ms": round(rtts[-1] * 1000, 3),
+        # SET_LEDS also refreshes the whole LED strip (about 3 ms for 96 LEDs) before replying
+        "median_rtt_ms_by_command": {
+            name: round(statistics.median(values) * 1000, 3)
+            for name, values in sorted(run_.rtts_by_command.items())
+        },
         "faults_injected": dict(sorted(injected.items())),
         "faults_detected": detected,
         # a fault is "reported" when it shows up in at least one counter; a dropped heartbeat
@@ -270,22 +276,26 @@ def _drive(
                 pending = _fault_thread(cycle, rng.uniform(0, 0.003))
             else:
                 pending = _fault_thread(tower.reset, rng.uniform(0, 0.003))
-        kind = rng.random()
+        draw = rng.random()
+        name = "set_leds" if draw < 0.3 else "roll" if draw < 0.5 else "show_roll"
+        shown = host_roll(DiceKind.TWO_D6, rng)
         t0 = time.perf_counter()
         try:
-            if kind < 0.3:
+            if name == "set_leds":
                 driver.set_leds([i % n_leds], _led_colour(i + 1), (0, 0, 0))
                 r.acked_leds.append(i + 1)
-            elif kind < 0.5:
+            elif name == "roll":
                 driver.roll(DiceKind.TWO_D6)
             else:
-                driver.show_roll(host_roll(DiceKind.TWO_D6, rng))
+                driver.show_roll(shown)
         except TowerError as exc:
             log.error("command %d failed: %s", i, exc)
             r.failed += 1
             window_clean = False
             continue
-        r.rtts.append(time.perf_counter() - t0)
+        rtt = time.perf_counter() - t0
+        r.rtts.append(rtt)
+        r.rtts_by_command.setdefault(name, []).append(rtt)
         window_cmds += 1
         if window_cmds == VERIFY_EVERY or i == commands - 1:
             if pending is not None:

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -372,6 +373,8 @@ int main(int argc, char **argv)
         return 2;
     }
     link_path = argv[2];
+    /* the pacing waits are often shorter than the kernel's default 50 us timer slack */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);
     if (elf_read_firmware(argv[1], &fw)) {
