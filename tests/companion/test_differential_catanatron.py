@@ -17,8 +17,9 @@ recognised precisely where it happens and counted, never by loosening a whole co
   more cards (1.10.4): catanatron offers them, the random player never picks them, and our
   engine must refuse them;
 * Longest Road (1.11): catanatron's chain length lies between "never touching an opponent's
-  building" and ours; the holders may differ only where the lengths differ or after a road was
-  cut, and then the victory points must agree once each engine's Longest Road card is set aside;
+  building" and ours; the holders may come apart only where the lengths differ or after a road
+  was cut, and while they are apart the victory points must agree once each engine's Longest
+  Road card is set aside;
 * off-turn wins (1.13.2): catanatron ends the game when anyone reaches 10; then the game stops.
 """
 
@@ -144,26 +145,26 @@ def actor(game: Game) -> str:
 # -- the offers -------------------------------------------------------------------------------
 
 
-def excluded(run: Run, a: object) -> str | None:
+def excluded(run: Run, a: CatAction) -> str | None:
     """Why catanatron's offer ``a`` breaks RULES.md, or None (the random player may pick it)."""
     b = run.bridge
-    if b.bought_this_turn(a):  # type: ignore[arg-type]
+    if b.bought_this_turn(a):
         return BOUGHT_THIS_TURN
-    one_card = a.action_type == ActionType.PLAY_YEAR_OF_PLENTY and len(a.value) == 1  # type: ignore
+    one_card = a.action_type == ActionType.PLAY_YEAR_OF_PLENTY and len(a.value) == 1
     if one_card and sum(b.bank()) >= 2:
         return ONE_CARD_PLENTY
     return None
 
 
-def check_offers(run: Run, allowed: list[object], refused: list[object]) -> None:
+def check_offers(run: Run, allowed: list[CatAction], refused: list[CatAction]) -> None:
     """catanatron's offers against our legal actions, in every phase but the discards."""
     b, g = run.bridge, run.game
     for a in refused:
-        ours = b.translate(a)  # type: ignore[arg-type]
+        ours = b.translate(a)
         run.expect(not g.is_legal(ours), f"we accept {ours} that RULES.md refuses")
     if g.phase == Phase.DISCARD:
         return
-    cat = {b.translate(a) for a in allowed}  # type: ignore[arg-type]
+    cat = {b.translate(a) for a in allowed}
     legal = set(g.legal_actions())
     cat_builds = {a for a in cat if not isinstance(a, PLAYS)}
     our_builds = {a for a in legal if not isinstance(a, PLAYS)}
