@@ -54,6 +54,7 @@ from companion.actions import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    Reveal,
     RollDice,
 )
 from companion.board import (
@@ -61,8 +62,10 @@ from companion.board import (
     RESOURCES,
     Board,
     Edge,
+    Hex,
     Resource,
     Terrain,
+    Tile,
     Vertex,
 )
 from companion.hooks import Hook, make_hook
@@ -250,7 +253,8 @@ class Game:
             raise ValueError("players: give 2 to 6 different colours")
         if board.robber is None:
             raise ValueError("board: the robber's start hex is missing (RULES.md 1.3.6)")
-        self.board = board
+        # A copy of the tiles: exploration (Fog Islands) turns hexes face up during play.
+        self.board = replace(board, tiles=dict(board.tiles))
         self.players: tuple[str, ...] = tuple(players)
         self.rules = rules or Rules.for_players(len(players))
         areas = {
@@ -270,21 +274,11 @@ class Game:
         self.hex_sea = [False] * len(t.hexes)
         self.hex_gold = [False] * len(t.hexes)
         self.hexes_by_number: dict[int, list[int]] = {}
-        for i, h in enumerate(t.hexes):
-            tile = board.tiles[h]
-            self.hex_land[i] = tile.terrain.is_land
-            self.hex_sea[i] = tile.terrain == Terrain.SEA
-            self.hex_gold[i] = tile.terrain == Terrain.GOLD
-            res = tile.terrain.resource
-            if res is not None:
-                self.hex_resource[i] = RESOURCES.index(res)
-            if tile.number is not None and (res is not None or self.hex_gold[i]):
-                self.hexes_by_number.setdefault(tile.number, []).append(i)
-        self.vertex_land = [any(self.hex_land[h] for h in hs) for hs in t.vertex_hexes]
-        self.edge_land = [any(self.hex_land[h] for h in hs) for hs in t.edge_hexes]
-        # A side is navigable if sea (a sea hex, or the frame off the board) lies on one side
-        # (RULES.md 3.2.2: sea and coast sides).
-        self.edge_sea = [len(hs) < 2 or any(self.hex_sea[h] for h in hs) for hs in t.edge_hexes]
+        self.vertex_land = [False] * len(t.vertices)
+        self.edge_land = [False] * len(t.edges)
+        self.edge_sea = [False] * len(t.edges)
+        for i in range(len(t.hexes)):
+            self._learn_tile(i)
         #: harbour kind index (into HARBOR_KINDS) by corner index
         self.vertex_harbor: dict[int, int] = {}
         for hb in board.harbors:
@@ -336,6 +330,34 @@ class Game:
         self.last_roll: tuple[int, int] | None = None
         self.winner: int | None = None
         self.actions_applied = 0
+
+    def _learn_tile(self, i: int) -> None:
+        """Derive the static facts of hex ``i`` (and its corners and sides) from its tile."""
+        t = self.topology
+        tile = self.board.tiles[t.hexes[i]]
+        self.hex_land[i] = tile.terrain.is_land
+        self.hex_sea[i] = tile.terrain == Terrain.SEA
+        self.hex_gold[i] = tile.terrain == Terrain.GOLD
+        res = tile.terrain.resource
+        self.hex_resource[i] = -1 if res is None else RESOURCES.index(res)
+        for hexes in self.hexes_by_number.values():
+            if i in hexes:
+                hexes.remove(i)
+        if tile.number is not None and (res is not None or self.hex_gold[i]):
+            self.hexes_by_number.setdefault(tile.number, []).append(i)
+        for v in t.hex_vertices[i]:
+            self.vertex_land[v] = any(self.hex_land[h] for h in t.vertex_hexes[v])
+        for e in t.hex_edges[i]:
+            hs = t.edge_hexes[e]
+            self.edge_land[e] = any(self.hex_land[h] for h in hs)
+            # Navigable if sea (a sea hex, or the frame off the board) lies on one side
+            # (RULES.md 3.2.2: sea and coast sides).
+            self.edge_sea[e] = len(hs) < 2 or any(self.hex_sea[h] for h in hs)
+
+    def set_tile(self, h: Hex, tile: Tile) -> None:
+        """Change a hex during play (a fog hex turned face up, RULES.md 4.3.5)."""
+        self.board.tiles[h] = tile
+        self._learn_tile(self.topology.hex_index[h])
 
     # -- identities --------------------------------------------------------------------------
 
@@ -405,6 +427,11 @@ class Game:
                 return replace(action, dice=self.rng.roll())
             case BuyDevelopmentCard(card=None):
                 return replace(action, card=DEV_CARDS[self.rng.pick(self.deck)])
+            case BuildRoad(revealed=None) | BuildShip(revealed=None) if self.hooks:
+                e = self.topology.edge_index[action.edge]
+                p = self._seat[action.player]
+                drawn = tuple(r for hook in self.hooks for r in hook.draw_reveals(self, p, e))
+                return replace(action, revealed=drawn) if drawn else action
             case (
                 MoveRobber(victim=str() as victim, stolen=None)
                 | MovePirate(victim=str() as victim, stolen=None)
@@ -564,12 +591,14 @@ class Game:
             self._require_cards(p, COST_SETTLEMENT, "a settlement")
 
     def _check_road(self, p: int, a: BuildRoad) -> None:
-        self._check_route_piece(p, a.edge, ROAD)
+        self._check_route_piece(p, a.edge, ROAD, a.revealed)
 
     def _check_ship(self, p: int, a: BuildShip) -> None:
-        self._check_route_piece(p, a.edge, SHIP)
+        self._check_route_piece(p, a.edge, SHIP, a.revealed)
 
-    def _check_route_piece(self, p: int, edge: Edge, kind: int) -> None:
+    def _check_route_piece(
+        self, p: int, edge: Edge, kind: int, revealed: tuple[Reveal, ...] | None = None
+    ) -> None:
         self._require_turn(
             p, Phase.FOUNDING_ROAD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.SPECIAL_BUILD
         )
@@ -584,6 +613,11 @@ class Game:
         if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
             cost = COST_ROAD if kind == ROAD else COST_SHIP
             self._require_cards(p, cost, f"a {name}")
+        if revealed:
+            errors = [hook.reveal_error(self, p, e, revealed) for hook in self.hooks]
+            error = next((x for x in errors if x is not None), None)
+            if error is not None or not self.hooks:
+                raise error or IllegalAction("4.3.5", "there is nothing to explore in this game")
 
     def _movable_ship_error(self, p: int, e: int) -> IllegalAction | None:
         """Why the ship on side ``e`` may not be moved (RULES.md 3.4.2-3.4.7), or None."""
@@ -1033,10 +1067,7 @@ class Game:
                     {"type": "starting_resources", "player": a.player, "cards": _cards(gained)}
                 )
                 if gold:  # 3.7.3 (standard): a resource of choice per gold field
-                    self._owed = [[0] * N_RES for _ in self.players]
-                    self.gold_due = {p: gold}
-                    self.after_gold = Phase.FOUNDING_ROAD
-                    self.phase = Phase.CHOOSE_GOLD
+                    self.start_gold_choice({p: gold})
         else:
             # A new settlement may cut opponents' roads (RULES.md 1.11.1).
             holder = self.longest_road
@@ -1048,12 +1079,14 @@ class Game:
         return events
 
     def _do_road(self, p: int, a: BuildRoad) -> list[Event]:
-        return self._place_route_piece(p, a.edge, ROAD)
+        return self._place_route_piece(p, a.edge, ROAD, a.revealed)
 
     def _do_ship(self, p: int, a: BuildShip) -> list[Event]:
-        return self._place_route_piece(p, a.edge, SHIP)
+        return self._place_route_piece(p, a.edge, SHIP, a.revealed)
 
-    def _place_route_piece(self, p: int, edge: Edge, kind: int) -> list[Event]:
+    def _place_route_piece(
+        self, p: int, edge: Edge, kind: int, revealed: tuple[Reveal, ...] | None = None
+    ) -> list[Event]:
         e = self.topology.edge_index[edge]
         piece = "road" if kind == ROAD else "ship"
         events: list[Event] = [
@@ -1079,6 +1112,11 @@ class Game:
             if self.free_roads == 0 or not self._can_place_free_route_piece(p):
                 self.free_roads = 0
                 self.phase = self.after_road_building
+        if revealed:
+            # Turned face up after the move is complete, so that a gold field's choice
+            # (4.3.7) returns to whatever comes next.
+            for hook in self.hooks:
+                events.extend(hook.reveal(self, p, revealed))
         return events
 
     def _do_move_ship(self, p: int, a: MoveShip) -> list[Event]:
@@ -1233,10 +1271,8 @@ class Game:
                         gold[owner] += self.vertex_level[v]
         out: dict[str, Any] = {"producing": producing, "blocked": blocked}
         if any(gold):
+            self.start_gold_choice({q: n for q, n in enumerate(gold) if n})
             self._owed = owed
-            self.gold_due = {q: n for q, n in enumerate(gold) if n}
-            self.after_gold = self.phase
-            self.phase = Phase.CHOOSE_GOLD
             out["gold_due"] = {self.players[q]: n for q, n in self.gold_due.items()}
             return out
         out.update(self._pay_out(owed))
@@ -1264,6 +1300,13 @@ class Game:
             if any(o):
                 gains[self.players[q]] = _cards(o)
         return {"gains": gains, "shortage": short}
+
+    def start_gold_choice(self, due: dict[int, int]) -> None:
+        """Ask seats for resources of their choice (gold, RULES.md 3.7), then go on."""
+        self._owed = [[0] * N_RES for _ in self.players]
+        self.gold_due = dict(due)
+        self.after_gold = self.phase
+        self.phase = Phase.CHOOSE_GOLD
 
     def _do_gold(self, p: int, a: ChooseGold) -> list[Event]:
         for r, n in enumerate(a.cards.counts):
@@ -1476,6 +1519,10 @@ class Game:
             "winner": self.winner_color,
             "victory_points": [self.victory_points(q) for q in range(len(self.players))],
             "special_vp": list(self.special_vp),
+            "tiles": [
+                [q, r, tile.terrain.value, tile.number]
+                for (q, r), tile in sorted(self.board.tiles.items())
+            ],
             "hook_state": json.loads(json.dumps(self.hook_state)),
         }
 

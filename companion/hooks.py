@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from companion.actions import Reveal
     from companion.game import Event, Game, IllegalAction
 
 
@@ -46,6 +47,20 @@ class Hook:
 
     def extra_points(self, game: Game, p: int) -> int:
         return 0
+
+    def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
+        """Hexes a new road or ship on side ``e`` turns face up (drawn at random)."""
+        return ()
+
+    def reveal_error(
+        self, game: Game, p: int, e: int, revealed: tuple[Reveal, ...]
+    ) -> IllegalAction | None:
+        """Why the table's account of what was revealed cannot be right, or None."""
+        return None
+
+    def reveal(self, game: Game, p: int, revealed: tuple[Reveal, ...]) -> list[Event]:
+        """Turn revealed hexes face up and hand out what they give."""
+        return []
 
 
 def _land_hexes_of(game: Game, v: int) -> set[tuple[int, int]]:
@@ -192,8 +207,120 @@ def _islands(game: Game) -> dict[tuple[int, int], int]:
     return region
 
 
+class Exploration(Hook):
+    """Fog: a new road or ship whose end reaches an unexplored hex turns it face up.
+
+    The revealed hex comes from the face-down stacks (``stack``: terrain and chip counts);
+    land gives its explorer one card of its resource, gold one of choice, sea nothing
+    (RULES.md 4.3.5-4.3.7). GAP choices: one hex per new piece (``reveal``: "one", or "all"
+    unexplored hexes at its ends); moving a ship explores nothing; when the hex stack is
+    empty nothing more is revealed, when the chip stack is, land gets no chip.
+    """
+
+    name = "exploration"
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        super().__init__(area_map, **params)
+        stack = params["stack"]
+        self.terrain_stack = {str(k): int(v) for k, v in stack["terrain"].items()}
+        self.chip_stack = {str(k): int(v) for k, v in stack.get("chips", {}).items()}
+        self.reveal_all = params.get("reveal", "one") == "all"
+        self.rule = params.get("rule", "4.3.5")
+
+    def _stacks(self, game: Game) -> dict[str, dict[str, int]]:
+        """The stacks as they are now; read-only (checks must not change the state)."""
+        return game.hook_state.get(self.name) or {
+            "terrain": dict(self.terrain_stack),
+            "chips": dict(self.chip_stack),
+        }
+
+    def _fog_at(self, game: Game, e: int) -> list[int]:
+        from companion.board import Terrain
+
+        t = game.topology
+        fog: list[int] = []
+        for v in t.edge_vertices[e]:
+            for h in t.vertex_hexes[v]:
+                tile = game.board.tiles[t.hexes[h]]
+                if tile.terrain == Terrain.UNEXPLORED and h not in fog:
+                    fog.append(h)
+        fog.sort()
+        return fog if self.reveal_all else fog[:1]
+
+    def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
+        stacks = self._stacks(game)
+        terrains = dict(stacks["terrain"])
+        chips = dict(stacks["chips"])
+        out: list[Reveal] = []
+        for h in self._fog_at(game, e):
+            names = sorted(k for k, n in terrains.items() if n > 0)
+            if not names:
+                break
+            terrain = names[game.rng.pick([terrains[k] for k in names])]
+            terrains[terrain] -= 1
+            number = 0
+            if terrain not in ("sea", "desert"):
+                values = sorted((k for k, n in chips.items() if n > 0), key=int)
+                if values:
+                    number = int(values[game.rng.pick([chips[k] for k in values])])
+                    chips[str(number)] -= 1
+            q, r = game.topology.hexes[h]
+            out.append((q, r, terrain, number))
+        return tuple(out)
+
+    def reveal_error(
+        self, game: Game, p: int, e: int, revealed: tuple[Reveal, ...]
+    ) -> IllegalAction | None:
+        from companion.game import IllegalAction
+
+        fog = {game.topology.hexes[h] for h in self._fog_at(game, e)}
+        stacks = self._stacks(game)
+        terrains, chips = dict(stacks["terrain"]), dict(stacks["chips"])
+        for q, r, terrain, number in revealed:
+            if (q, r) not in fog:
+                return IllegalAction(self.rule, f"hex {(q, r)} is not explored by this piece")
+            if terrains.get(terrain, 0) <= 0:
+                return IllegalAction(self.rule, f"no {terrain} hex is left in the fog stack")
+            terrains[terrain] -= 1
+            if number:
+                if chips.get(str(number), 0) <= 0:
+                    return IllegalAction(self.rule, f"no {number} chip is left in the stack")
+                chips[str(number)] -= 1
+        return None
+
+    def reveal(self, game: Game, p: int, revealed: tuple[Reveal, ...]) -> list[Event]:
+        from companion.board import RESOURCES, Terrain, Tile
+
+        stacks = game.hook_state.setdefault(self.name, self._stacks(game))
+        events: list[Event] = []
+        for q, r, name, number in revealed:
+            terrain = Terrain(name)
+            stacks["terrain"][name] -= 1
+            if number:
+                stacks["chips"][str(number)] -= 1
+            game.set_tile((q, r), Tile(terrain, number or None))
+            event: Event = {
+                "type": "explored",
+                "player": game.players[p],
+                "hex": [q, r],
+                "terrain": name,
+                "number": number or None,
+            }
+            resource = terrain.resource
+            if resource is not None:
+                i = RESOURCES.index(resource)
+                if game.bank[i] > 0:  # 4.3.6: one card of the new hex's resource
+                    game.bank[i] -= 1
+                    game.hands[p][i] += 1
+                    event["cards"] = {resource.value: 1}
+            elif terrain == Terrain.GOLD:  # 4.3.7 GAP (standard): one card of choice
+                game.start_gold_choice({p: 1})
+            events.append(event)
+        return events
+
+
 HOOKS: dict[str, type[Hook]] = {
-    cls.name: cls for cls in (FoundingArea, NoSettlement, RobberForbidden, IslandBonus)
+    cls.name: cls for cls in (FoundingArea, NoSettlement, RobberForbidden, IslandBonus, Exploration)
 }
 
 

@@ -143,9 +143,10 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
     board.robber = _place(layout.get("robber"), board, "robber", land=True)
     board.pirate = _place(layout.get("pirate"), board, "pirate", land=False)
     catan_chips = int(layout.get("catan_chips", 0))
-    _check_pool(board, catan_chips)
     rules_data = {**data.get("rules", {}), **layout.get("rules", {})}
     hooks = tuple(dict(h) for h in data.get("hooks", ()))
+    hooks += tuple(dict(h) for h in layout.get("hooks", ()))
+    _check_pool(board, catan_chips, [h["stack"] for h in hooks if "stack" in h])
     area_json = {name: [list(h) for h in sorted(hexes)] for name, hexes in areas.items()}
     rules = replace(Rules.for_players(players), **_rules_fields(rules_data))
     rules = replace(rules, hooks=hooks, areas=area_json)
@@ -336,14 +337,20 @@ def _place(spec: Any, board: Board, what: str, land: bool) -> Hex | None:
     raise ScenarioError(f"{what}: no {'land' if land else 'sea'} hex matches {dict(spec)}")
 
 
-def _check_pool(board: Board, catan_chips: int) -> None:
-    """The map must fit in the box (RULES.md 3.1.2, checks SEA-POOL-*)."""
-    over = board.terrain_counts() - POOL_TERRAIN
+def _check_pool(board: Board, catan_chips: int, stacks: list[Mapping[str, Any]]) -> None:
+    """The map and its face-down stacks must fit in the box (3.1.2, checks SEA-POOL-*)."""
+    terrain = board.terrain_counts()
+    del terrain[Terrain.UNEXPLORED]  # fog spaces are empty: the stacks hold their hexes
+    chips = board.chip_counts()
+    for stack in stacks:
+        terrain.update({Terrain(k): int(v) for k, v in stack["terrain"].items()})
+        chips.update({int(k): int(v) for k, v in stack.get("chips", {}).items()})
+    over = terrain - POOL_TERRAIN
     if over:
         raise ScenarioError(f"more hexes than the box holds: {_show(over)} too many (3.1.2)")
-    chips = board.chip_counts() - POOL_CHIPS
-    if chips:
-        raise ScenarioError(f"more chips than the box holds: {_show(chips)} too many (3.1.2)")
+    extra_chips = chips - POOL_CHIPS
+    if extra_chips:
+        raise ScenarioError(f"more chips than the box holds: {_show(extra_chips)} too many")
     kinds = Counter(h.kind for h in board.harbors)
     generic = kinds.pop("3:1", 0)
     if generic > POOL_GENERIC_HARBORS or sum(kinds.values()) > POOL_SPECIAL_HARBORS:

@@ -8,7 +8,15 @@ from collections import Counter, deque
 import pytest
 from conftest import Script, set_hand
 
-from companion.actions import BuildSettlement, BuildShip, EndTurn, RollDice
+from companion.actions import (
+    BuildRoad,
+    BuildSettlement,
+    BuildShip,
+    Cards,
+    ChooseGold,
+    EndTurn,
+    RollDice,
+)
 from companion.board import Terrain
 from companion.bots import GreedyBot
 from companion.game import Game, IllegalAction, Phase
@@ -277,3 +285,118 @@ def test_through_the_desert_strip_is_foreign_and_closed_to_founding():
     assert bonus.after_settlement(game, 0, main_corner, False) == []
     assert bonus.after_settlement(game, 0, strip_corner, False)[0]["vp"] == 2  # 4.4.4
     assert game.special_vp[0] == 2
+
+
+# -- The Fog Islands: exploration -------------------------------------------------------------
+
+
+def _fog_game(seed: int = 1) -> tuple[Game, object]:
+    s = load_scenario("fog-islands", 4, seed=seed)
+    return Game(s.board, COLORS, s.rules, Script()), s
+
+
+def _first_road_into_fog(game: Game) -> tuple[int, int]:
+    """A founding corner on a start island next to a fog space, and a side from it that
+    reaches the fog (a road over land, or a ship over sea)."""
+    t = game.topology
+    for v in range(len(t.vertices)):
+        if game._settlement_spot_error(0, v, True) is not None:
+            continue
+        for e in t.vertex_edges[v]:
+            if not game.edge_land[e]:
+                continue  # a road over land (ships would have to mind the pirate)
+            far = next(x for x in t.edge_vertices[e] if x != v)
+            if any(
+                game.board.tiles[t.hexes[h]].terrain == Terrain.UNEXPLORED
+                for h in t.vertex_hexes[far]
+            ):
+                return v, e
+    raise AssertionError("no corner next to the fog")
+
+
+def _found_towards_fog(game: Game) -> tuple[int, int]:
+    v, e = _first_road_into_fog(game)
+    t = game.topology
+    game.apply(BuildSettlement("red", t.vertices[v]))
+    return v, e
+
+
+def test_a_piece_reaching_the_fog_turns_up_a_hex_and_land_pays_its_explorer():
+    game, _ = _fog_game()
+    t = game.topology
+    v, e = _found_towards_fog(game)
+    piece = BuildRoad
+    game.rng.picks.extend([2])  # the stack's terrains in sorted order: fields, forest, gold...
+    events = game.apply(piece("red", t.edges[e]))
+    explored = [x for x in events if x["type"] == "explored"]
+    assert len(explored) == 1
+    q, r = explored[0]["hex"]
+    tile = game.board.tiles[(q, r)]
+    assert tile.terrain.value == explored[0]["terrain"] != "unexplored"
+    if tile.terrain.resource is not None:
+        assert explored[0]["cards"] == {tile.terrain.resource.value: 1}
+        assert sum(game.hands[0]) == 1 and tile.number is not None
+    stack = game.hook_state["exploration"]["terrain"]
+    assert sum(stack.values()) == 11  # one of the twelve is on the board now
+    # the journaled action carries what was revealed, so a replay needs no randomness
+    assert game.phase in (Phase.FOUNDING_SETTLEMENT, Phase.CHOOSE_GOLD)
+
+
+def test_the_table_may_say_what_was_revealed_and_impossible_reports_are_refused():
+    game, _ = _fog_game()
+    t = game.topology
+    v, e = _found_towards_fog(game)
+    piece = BuildRoad
+    fog = [
+        h
+        for x in t.edge_vertices[e]
+        for h in t.vertex_hexes[x]
+        if game.board.tiles[t.hexes[h]].terrain == Terrain.UNEXPLORED
+    ]
+    q, r = t.hexes[min(fog)]
+    before = game.snapshot()
+    with pytest.raises(IllegalAction) as err:  # not a hex this piece reaches
+        game.apply(piece("red", t.edges[e], ((q + 5, r, "hills", 5),)))
+    assert err.value.rule == "4.3.5"
+    with pytest.raises(IllegalAction):  # no desert in the fog stack
+        game.apply(piece("red", t.edges[e], ((q, r, "desert", 0),)))
+    assert game.snapshot() == before
+    game.apply(piece("red", t.edges[e], ((q, r, "hills", 5),)))
+    assert game.board.tiles[(q, r)].terrain == Terrain.HILLS
+    assert game.board.tiles[(q, r)].number == 5
+    assert game.hands[0][1] == 1  # one brick for the explorer
+
+
+def test_an_explored_gold_field_gives_a_card_of_choice_then_play_goes_on():
+    game, _ = _fog_game()
+    t = game.topology
+    v, e = _found_towards_fog(game)
+    piece = BuildRoad
+    fog = [
+        h
+        for x in t.edge_vertices[e]
+        for h in t.vertex_hexes[x]
+        if game.board.tiles[t.hexes[h]].terrain == Terrain.UNEXPLORED
+    ]
+    q, r = t.hexes[min(fog)]
+    game.apply(piece("red", t.edges[e], ((q, r, "gold", 8),)))
+    assert game.phase == Phase.CHOOSE_GOLD
+    game.apply(ChooseGold("red", Cards.of(ore=1)))
+    assert game.phase == Phase.FOUNDING_SETTLEMENT and game.current_player == "blue"
+    assert game.hands[0][4] == 1
+
+
+def test_fog_islands_replay_from_the_journal_rebuilds_the_explored_board(tmp_path):
+    from companion.journal import JournaledGame
+
+    s = load_scenario("fog-islands", 3, seed=2)
+    jg = JournaledGame.create(tmp_path / "fog.sqlite", s.board, COLORS[:3], s.rules, seed=2)
+    bot = GreedyBot(seed=2)
+    explored = 0
+    while jg.game.phase != Phase.GAME_OVER:
+        explored += sum(e["type"] == "explored" for e in jg.apply(bot.choose(jg.game)))
+    assert explored > 0
+    jg.close()
+    again = JournaledGame.open(tmp_path / "fog.sqlite")
+    assert again.game.snapshot() == jg.game.snapshot()
+    again.close()
