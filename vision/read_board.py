@@ -41,6 +41,8 @@ CERTAIN = 0.9
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
 _MIN_PX, _MAX_PX = 40.0, 90.0
+# Crops narrower than this (pixels) are enlarged before reading.
+_READ_SIDE = 128
 # Nominal chip diameter in hex radii.
 _CHIP_CROP = 0.8
 
@@ -117,7 +119,7 @@ def read_board(
     feats = hex_features(top, plane_to_top, reg.hexes)
     terrain = classify_terrain(feats, kind=reg.kind, sea=sea)
 
-    numbers, chip_conf = _read_chips(top, plane_to_top, reg, terrain, warnings)
+    numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, warnings)
 
     tiles: dict[Hex, Tile] = {}
     for i, h in enumerate(reg.hexes):
@@ -192,6 +194,23 @@ def chip_disc(
     return (float(centre[0]), float(centre[1]), nominal)
 
 
+def photo_chip_crop(
+    image: np.ndarray, top_to_image: np.ndarray, disc: tuple[float, float, float]
+) -> np.ndarray | None:
+    """The chip as the camera saw it: the photo's bounding box of the disc (an ellipse under
+    perspective), with the sharpness of the original pixels. None if it leaves the photo."""
+    x, y, r = disc
+    r *= 1.08
+    ring = np.array([[x + r * np.cos(a), y + r * np.sin(a)] for a in np.linspace(0, 6.283, 16)])
+    pts = project(top_to_image, ring)
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
+    h, w = image.shape[:2]
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h or min(x1 - x0, y1 - y0) < 8:
+        return None
+    return image[y0:y1, x0:x1]
+
+
 def chip_crop(top: np.ndarray, disc: tuple[float, float, float]) -> np.ndarray | None:
     """The square crop of the top view that the disc ``(x, y, radius)`` fills (BGR uint8),
     or None when it falls outside the top view."""
@@ -232,6 +251,7 @@ def _known_discs(
 
 
 def _read_chips(
+    image: np.ndarray | None,
     top: np.ndarray,
     plane_to_top: np.ndarray,
     reg: Registration,
@@ -247,6 +267,7 @@ def _read_chips(
         warnings.append(f"uncertain: no chip reader available ({exc}); numbers are not read")
         return {}, {}
     px = float(plane_to_top[0, 0])
+    top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
     known = _known_discs(reg, plane_to_top)
     # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own.
     sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
@@ -257,10 +278,23 @@ def _read_chips(
         if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
             continue
         centre = project(plane_to_top, np.array([hex_center(h)]))[0]
-        crop = chip_crop(top, chip_disc(top, centre, px, known.get(h), nominal))
+        disc = chip_disc(top, centre, px, known.get(h), nominal)
+        crop = photo_chip_crop(image, top_to_image, disc) if image is not None else None
+        if crop is None:
+            crop = chip_crop(top, disc)
         if crop is None:
             continue
         hexes.append(h)
+        # The reader is trained on crops about 130 px wide; small chips are enlarged to that.
+        side = max(crop.shape[:2])
+        if side < _READ_SIDE:
+            crop = cv2.resize(
+                crop,
+                None,
+                fx=_READ_SIDE / side,
+                fy=_READ_SIDE / side,
+                interpolation=cv2.INTER_CUBIC,
+            )
         readings.append(read_chip(crop))
     expected = CHIP_COUNTS.get(reg.kind)
     if expected is not None and readings:

@@ -1,0 +1,272 @@
+"""``catan-companion bench vision [--json] [--renders N]``: board reading accuracy and speed.
+
+Four measurements, each printed with the command line that produced it:
+
+1. **Synthetic renders** (``--renders`` N, default 300): boards of every kind (base, 5-6,
+   Seafarers-like, in turn) rendered under random hard conditions (tilt up to 45 degrees,
+   light, glare, shadows, hands, blur, noise, JPEG) and read back; terrain and chip accuracy
+   under the 12 grid symmetries, renders refused as "no board", and boards *reported certain
+   but wrong* (the goal is none).
+2. **coins-dev** chip crops, through ``vision.bench_chips.evaluate_chips`` when it exists.
+3. **boards-dev** real photos: terrain and chip accuracy of ``read_board`` against
+   ``groundtruth.json`` under the 12 symmetries, per photo and overall, and whether the setup
+   check reports layout E's adjacent red 6s.
+4. **Time** per ``read_board`` of a 1600x1200 photo on one core (OpenCV limited to one
+   thread), median of several runs.
+
+The real-photo parts need ``../shared/datasets`` (``--datasets`` to point elsewhere); they
+are skipped with a note when it is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.board import Board, base_frame
+from companion.layouts import random_board
+from vision.read_board import is_certain, read_board
+from vision.scoring import score_board, truth_from_rows
+from vision.synth.boards import seafarers_board
+from vision.synth.render import Conditions, render_board
+
+log = logging.getLogger("vision.bench")
+
+DEFAULT_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the bench's arguments."""
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument(
+        "--renders", type=int, default=300, help="synthetic renders to read (default 300)"
+    )
+    parser.add_argument(
+        "--datasets",
+        default=str(DEFAULT_DATASETS),
+        help="directory holding coins-dev/ and boards-dev/ (default ../shared/datasets)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic renders")
+
+
+def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
+    """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards."""
+    t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
+    per_kind: dict[str, dict[str, int]] = {}
+    for i in range(renders):
+        rng = np.random.default_rng(seed * 100_003 + i)
+        truth = _board(i % 3, rng)
+        render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+        stats = per_kind.setdefault(truth.kind, {"renders": 0, "terrain_right": 0, "hexes": 0})
+        stats["renders"] += 1
+        try:
+            board = read_board(render.image)
+        except ValueError:
+            refused += 1
+            t_all += len(truth.tiles)
+            c_all += sum(1 for t in truth.tiles.values() if t.number is not None)
+            stats["hexes"] += len(truth.tiles)
+            continue
+        s = score_board(truth.tiles, board.tiles)
+        t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
+        c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
+        stats["terrain_right"] += s.terrain_right
+        stats["hexes"] += s.terrain_total
+        perfect = (
+            s.terrain_right == s.terrain_total
+            and s.chips_right == s.chips_total
+            and board.kind == truth.kind
+        )
+        if is_certain(board):
+            certain += 1
+            wrong_certain += not perfect
+    return {
+        "renders": renders,
+        "seed": seed,
+        "terrain_accuracy": t_ok / t_all if t_all else None,
+        "chip_accuracy": c_ok / c_all if c_all else None,
+        "refused_as_no_board": refused,
+        "reported_certain": certain,
+        "wrong_but_certain": wrong_certain,
+        "per_kind_terrain_accuracy": {
+            k: v["terrain_right"] / v["hexes"] if v["hexes"] else None for k, v in per_kind.items()
+        },
+    }
+
+
+def _board(which: int, rng: np.random.Generator) -> Board:
+    """A random base (0), 5-6 (1) or Seafarers-like (2) board."""
+    if which == 2:
+        return seafarers_board(rng)
+    return random_board(4 if which == 0 else 6, seed=int(rng.integers(1 << 30)))
+
+
+def coins(datasets: Path) -> dict[str, Any] | None:
+    """read-chip accuracy on coins-dev, when the chip bench and the data exist."""
+    directory = datasets / "coins-dev"
+    if not directory.is_dir():
+        return None
+    try:
+        module = importlib.import_module("vision.bench_chips")
+    except ImportError:
+        return None
+    evaluate = getattr(module, "evaluate_chips", None)
+    if evaluate is None:
+        return None
+    result: dict[str, Any] = evaluate(directory)
+    return result
+
+
+def real_boards(datasets: Path) -> dict[str, Any] | None:
+    """read_board on every boards-dev photo, scored under the 12 symmetries."""
+    directory = datasets / "boards-dev"
+    gt_path = directory / "groundtruth.json"
+    if not gt_path.is_file():
+        return None
+    gt = json.loads(gt_path.read_text(encoding="utf-8"))
+    photos: list[dict[str, Any]] = []
+    t_ok = t_all = c_ok = c_all = 0
+    red_reported = red_photos = 0
+    for entry in gt["entries"]:
+        truth = truth_from_rows(entry["rows"], base_frame())
+        for name in entry["files"]:
+            row: dict[str, Any] = {"file": name, "board": entry["id"]}
+            n_chips = sum(1 for t in truth.values() if t.number is not None)
+            try:
+                board = read_board(directory / name)
+            except ValueError as exc:
+                row["error"] = str(exc)
+                t_all += len(truth)
+                c_all += n_chips
+                photos.append(row)
+                continue
+            s = score_board(truth, board.tiles)
+            t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
+            c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
+            row.update(
+                kind=board.kind,
+                terrain=f"{s.terrain_right}/{s.terrain_total}",
+                chips=f"{s.chips_right}/{s.chips_total}",
+                certain=is_certain(board),
+            )
+            if entry["id"] == "vieja_E":
+                red_photos += 1
+                reported = _reports_adjacent_reds(board)
+                red_reported += bool(reported)
+                row["adjacent_reds_reported"] = reported
+            photos.append(row)
+    return {
+        "photos": photos,
+        "terrain_accuracy": t_ok / t_all if t_all else None,
+        "chip_accuracy": c_ok / c_all if c_all else None,
+        "layout_E_adjacent_reds_reported": f"{red_reported}/{red_photos}",
+    }
+
+
+def _reports_adjacent_reds(board: Board) -> bool | None:
+    """Does the setup check flag two red numbers side by side? None without a checker."""
+    try:
+        from companion.setup_check import check_board
+    except ImportError:
+        return None
+    try:
+        report = check_board(board)
+    except ValueError:
+        return None
+    return any("red" in v.message for v in report.violations)
+
+
+def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
+    """Median seconds per read_board of a 1600x1200 photo, OpenCV on one thread."""
+    photo = datasets / "boards-dev" / "vieja_F_0.jpg"
+    image = cv2.imread(str(photo)) if photo.is_file() else None
+    source = str(photo)
+    if image is None or image.shape[:2] != (1200, 1600):
+        render = render_board(random_board(4, seed=1), rng=1)
+        image, source = render.image, "synthetic render (seed 1)"
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        read_board(image)  # warm-up: model loading is not per photo
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            read_board(image)
+            times.append(time.perf_counter() - t0)
+    finally:
+        cv2.setNumThreads(threads)
+    return {"photo": source, "runs": runs, "median_seconds": statistics.median(times)}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every measurement and print them with the command line."""
+    if args.renders < 0:
+        raise ValueError(f"--renders must be >= 0, not {args.renders}")
+    datasets = Path(args.datasets)
+    command = (
+        "catan-companion bench vision " + " ".join(sys.argv[3:])
+        if sys.argv[1:2] == ["bench"]
+        else "catan-companion bench vision"
+    )
+    log.info("reading %d synthetic renders...", args.renders)
+    result: dict[str, Any] = {"command": command.strip()}
+    result["synthetic"] = synthetic(args.renders, args.seed) if args.renders else None
+    log.info("reading coins-dev...")
+    result["coins_dev"] = coins(datasets)
+    log.info("reading boards-dev...")
+    result["boards_dev"] = real_boards(datasets)
+    log.info("timing...")
+    result["timing"] = timing(datasets)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    print(f"$ {result['command']}")
+    syn = result["synthetic"]
+    if syn:
+        print(
+            f"synthetic: {syn['renders']} renders, terrain {_pct(syn['terrain_accuracy'])}, "
+            f"chips {_pct(syn['chip_accuracy'])}, refused {syn['refused_as_no_board']}, "
+            f"certain {syn['reported_certain']} of which wrong {syn['wrong_but_certain']}"
+        )
+        for kind, acc in syn["per_kind_terrain_accuracy"].items():
+            print(f"  terrain {kind}: {_pct(acc)}")
+    cd = result["coins_dev"]
+    if cd:
+        print(f"coins-dev read-chip: {_pct(cd.get('accuracy'))} of {cd.get('chips')} crops")
+    else:
+        print("coins-dev: skipped (no dataset or no chip bench)")
+    bd = result["boards_dev"]
+    if bd:
+        for p in bd["photos"]:
+            if "error" in p:
+                print(f"  {p['file']}: {p['error']}")
+            else:
+                print(
+                    f"  {p['file']}: {p['kind']}, terrain {p['terrain']}, chips {p['chips']}"
+                    f"{'' if p['certain'] else ' (uncertain)'}"
+                )
+        print(
+            f"boards-dev: terrain {_pct(bd['terrain_accuracy'])}, chips "
+            f"{_pct(bd['chip_accuracy'])}, layout E red 6s reported "
+            f"{bd['layout_E_adjacent_reds_reported']}"
+        )
+    else:
+        print("boards-dev: skipped (no dataset)")
+    tm = result["timing"]
+    print(f"read-board time: {tm['median_seconds']:.3f} s median of {tm['runs']} ({tm['photo']})")
+    return 0
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
