@@ -81,14 +81,17 @@ def test_a_seven_animates_then_settles(firmware: FirmwareBuild) -> None:
         tower.show_roll(manual_roll(DiceKind.TWO_D6, [3, 4]))
         frames = set()
         settled = bytes([SEGMENTS[3], 0x01, SEGMENTS[4], 0x00, SEGMENTS[7]])
-        # the chase runs for 1.5 s of firmware time; watch it until the result stands
-        while True:
+        # the chase runs for 1.5 s of firmware time; watch it until the result stands (a
+        # round trip takes at least 1.8 ms on the line, so 5000 of them outlast the chase)
+        for _ in range(5000):
             shown = proc.display()
             assert shown is not None
             frames.add(shown[3:])
             if shown[3:] == settled:
                 break
             tower.ping()
+        else:
+            pytest.fail("the display never settled on the result of the 7")
     assert len(frames) >= 3  # several animation frames before the result
 
 
