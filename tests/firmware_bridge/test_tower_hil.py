@@ -20,6 +20,7 @@ from firmware_bridge.driver import (
 )
 from firmware_bridge.hil import FirmwareBuild, TowerProcess
 from firmware_bridge.protocol import DiceKind
+from firmware_bridge.transport import Transport, open_transport
 
 # MAX7219 segment patterns of the firmware's digits (bit 6..0 = segments A..G)
 SEGMENTS = {1: 0x30, 2: 0x6D, 3: 0x79, 4: 0x33, 5: 0x5B, 6: 0x5F, 7: 0x70, 8: 0x7F, 9: 0x7B}
@@ -125,13 +126,39 @@ def test_unplug_replug_is_survived(tower_process: TowerProcess) -> None:
     assert frame[3] == (9, 8, 7)
 
 
-def test_resent_commands_never_run_twice(tower_process: TowerProcess) -> None:
-    """A retransmit interval far below the round trip: every command goes out several times."""
-    with DiceTower(tower_process.port, retransmit=0.0005) as tower:
-        before = tower.ping().executed
+class _Twice:
+    """A line that delivers every frame from the host twice."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+
+    def write(self, data: bytes, /) -> int:
+        self.inner.write(data + data)
+        return len(data)
+
+    def read(self, size: int = 1, /) -> bytes:
+        return self.inner.read(size)
+
+    @property
+    def in_waiting(self) -> int:
+        return self.inner.in_waiting
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_repeated_commands_never_run_twice(tower_process: TowerProcess) -> None:
+    def opener() -> Transport:
+        return _Twice(open_transport(tower_process.port))
+
+    with DiceTower(tower_process.port, opener=opener) as tower:
+        before = tower.ping()
         for i in range(40):
             tower.set_player(i % 8, (i, 0, 0))
+        rolls = [tower.roll() for _ in range(10)]
         after = tower.ping()
-    assert tower.stats["retransmits"] > 0
-    assert after.executed - before == 40
-    assert after.duplicates > 0
+    assert after.boot_id == before.boot_id
+    assert after.executed - before.executed == 50  # each command ran once...
+    assert after.duplicates - before.duplicates == 50  # ...and its copy was answered from cache
+    assert tower.stats["stale_replies"] >= 50  # the second answers, recognised and dropped
+    assert len(rolls) == 10
