@@ -13,7 +13,10 @@ from web_helpers import (
     PLAYERS,
     Clock,
     Stream,
+    app_fixture,  # noqa: F401  (a fixture, used by name)
     bind,
+    client_fixture,  # noqa: F401  (a fixture, used by name)
+    clock_fixture,  # noqa: F401  (a fixture, used by name)
     csrf,
     error_of,
     first_legal,
@@ -21,6 +24,7 @@ from web_helpers import (
     make_table,
     pass_turns,
     play_founding,
+    table_fixture,  # noqa: F401  (a fixture, used by name)
 )
 
 from companion.actions import EndTurn, RollDice, action_to_json

@@ -8,13 +8,17 @@ from flask import Flask
 from flask.testing import FlaskClient
 from web_helpers import (
     Stream,
+    app_fixture,  # noqa: F401  (a fixture, used by name)
     bind,
+    client_fixture,  # noqa: F401  (a fixture, used by name)
+    clock_fixture,  # noqa: F401  (a fixture, used by name)
     dice_for,
     error_of,
     inspect,
     numbers_of,
     pass_turns,
     play_founding,
+    table_fixture,  # noqa: F401  (a fixture, used by name)
 )
 
 from companion.actions import EndTurn, RollDice

@@ -1,11 +1,19 @@
-"""Helpers of the web tests: a real Table over a JournaledGame, binding, scripted founding."""
+"""Helpers and fixtures of the web tests: a real Table over a JournaledGame, binding, play.
+
+The fixtures live here, not in a conftest.py: test modules import them by name, so that no
+second module called ``conftest`` competes with the other packages' when several test folders
+run in one session.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.actions import Action, EndTurn, RollDice
@@ -13,6 +21,7 @@ from companion.game import Game
 from companion.journal import JournaledGame
 from companion.layouts import random_board
 from companion.table import ApplyAction, Inspect, Table
+from web.app import create_app
 
 CODE = "TEST42"
 PLAYERS = ["red", "blue", "white"]
@@ -121,3 +130,28 @@ class Stream:
 
     def close(self) -> None:
         self.response.close()
+
+
+# -- fixtures (imported by the test modules) ----------------------------------------------
+
+
+@pytest.fixture(name="table")
+def table_fixture(tmp_path: Path) -> Iterator[Table]:
+    t = make_table(tmp_path / "game.sqlite")
+    yield t
+    t.stop()
+
+
+@pytest.fixture(name="clock")
+def clock_fixture() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(name="app")
+def app_fixture(table: Table, clock: Clock) -> Flask:
+    return create_app(table, table_code=CODE, heartbeat=0.05, clock=clock)
+
+
+@pytest.fixture(name="client")
+def client_fixture(app: Flask) -> FlaskClient:
+    return app.test_client()
