@@ -8,19 +8,21 @@ A chip offers four independent cues, and :func:`read_chip` uses them all:
    from the paper on the green channel divided by a local paper estimate: black and red ink are
    both dark there, while warm room light, which mostly dims the blue channel, barely moves it.
 2. **Probability dots, or the mark under 6/9.** Small round ink blobs in a row beside the
-   numeral are counted, and the direction from the numeral to them is "down": this gives the
-   chip's rotation without any search. Chips without dots are tried at :data:`SEARCH_ANGLES`
-   rotations instead.
-3. **Glyph shape.** The numeral's ink, rotated upright and scaled to a fixed box, is described by
+   numeral are counted (at several ink levels, since blur merges neighbouring dots), and the
+   direction from the numeral to them is "down": this gives the chip's rotation. Views 15 and
+   30 degrees either side are tried too; chips without dots, or with a single dot, are tried at
+   all :data:`SEARCH_ANGLES`.
+3. **Glyph shape.** The numeral's ink, turned upright and scaled to a fixed box, is described by
    a histogram of oriented gradients and scored by a small neural network trained only on the
    project's own synthetic chips (``vision/training/train_chips.py``; the weights ship as
-   ``vision/chips_model.npz``). The network has an extra class for "not upright", which is how
-   the rotation search picks the upright view.
+   ``vision/chips_model.npz``). The network has an extra class for "no whole upright numeral"
+   (wrong rotations, numerals cut in part); each value is judged in its own best view.
 4. **Red ink**, which only 6 and 8 carry in every edition.
 
-The cues are combined as independent likelihoods into a posterior over the ten values. A chip
-whose posterior is not clear-cut reads ``None``: an honest "unreadable" is worth more than a
-guess, because the board reading can still fill it from the multiset of chips
+The cues are combined as independent likelihoods into a posterior over the ten values and one
+more hypothesis, "no readable numeral", which wins when the cues contradict each other. A chip
+whose best value is not clearly ahead reads ``None``: an honest "unreadable" is worth more than
+a guess, because the board reading can still fill it from the multiset of chips
 (:func:`read_chips_jointly`).
 """
 
@@ -70,10 +72,10 @@ class ChipReading:
     """What was read on one chip.
 
     ``value`` is ``None`` when the chip cannot be read honestly. ``scores`` maps every chip
-    value to its posterior probability (they sum to 1, or are all 0 when no ink was found);
-    ``confidence`` is the score of ``value`` (or of the best value when ``value`` is None),
-    discounted when the numeral looked unlike any upright numeral. ``red`` tells whether the ink
-    is red, ``dots`` how many probability dots (or 6/9 marks) were found, ``None`` if none.
+    value to its posterior probability; what they leave of 1 is the probability that the crop
+    shows no readable numeral (all 0 when no ink was found at all). ``confidence`` is the
+    score of ``value`` (or of the best value when ``value`` is None). ``red`` tells whether the
+    ink is red, ``dots`` how many probability dots (or 6/9 marks) were found, ``None`` if none.
     """
 
     value: int | None
@@ -286,10 +288,16 @@ def glyph_features(glyphs: np.ndarray) -> np.ndarray:
 
 
 def candidate_angles(analysis: ChipAnalysis) -> list[float]:
-    """Rotations to try: the one the dots give, or the full search."""
-    if analysis.down_deg is not None:
-        return [analysis.down_deg]
-    return list(SEARCH_ANGLES)
+    """Rotations to try: around the one a row of dots gives, else the full search.
+
+    A single dot is weak evidence (a 2 or 12's dot, the mark under 6/9, or a stray blob), so
+    with one dot the full search is added; blurred dots put "down" a little off, so views 15
+    and 30 degrees either side are tried too.
+    """
+    if analysis.down_deg is None:
+        return list(SEARCH_ANGLES)
+    near = [analysis.down_deg + d for d in (-30.0, -15.0, 0.0, 15.0, 30.0)]
+    return near + list(SEARCH_ANGLES) if analysis.dots == 1 else near
 
 
 class ChipModel:
@@ -368,32 +376,41 @@ def read_chip(image: np.ndarray, model: ChipModel | None = None) -> ChipReading:
     if analysis is None:
         return ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
     angles = candidate_angles(analysis)
-    feats = glyph_features(np.stack([glyph_image(analysis, a) for a in angles]))
-    proba = model.predict_proba(feats)
-    # The upright view is the one the classifier finds most numeral-like.
-    best = int(np.argmax(proba[:, :_JUNK].max(axis=1)))
-    glyph = proba[best, :_JUNK].astype(np.float64)
-    upright = float(glyph.sum())
-    glyph = glyph / max(upright, 1e-12)
+    views = np.stack([glyph_image(analysis, a) for a in angles])
+    proba = model.predict_proba(glyph_features(views))
+    # Each value is judged in its own best view: the rotation is part of the hypothesis.
+    glyph = proba[:, :_JUNK].max(axis=0).astype(np.float64)
+    best_view = int(np.argmax(proba[:, :_JUNK].max(axis=1)))
+    not_numeral = float(proba[best_view, _JUNK])
 
-    red = analysis.redness > RED_THRESHOLD
-    dots = analysis.dots if analysis.dots > 0 else None
-    post = np.array(
+    p_red = 1.0 / (1.0 + math.exp(-(analysis.redness - RED_THRESHOLD) / 0.03))
+    likelihood = np.array(
         [
-            (glyph[i] + 1e-4) * _dots_likelihood(analysis.dots, v) * _red_likelihood(red, v)
+            (glyph[i] + 1e-4) * _dots_likelihood(analysis.dots, v) * _red_likelihood(p_red, v)
             for i, v in enumerate(CHIP_VALUES)
         ]
     )
-    post /= post.sum()
+    # "None of the values": what the classifier calls no upright numeral, with cues that say
+    # nothing. Cues that contradict the glyph (black ink on a numeral that looks like 6, dots
+    # that fit no reading) leave this as the most likely hypothesis, and the chip unread.
+    unreadable = (not_numeral + 1e-4) * _UNREADABLE_CUES
+    total = float(likelihood.sum()) + unreadable
+    post = likelihood / total
     top = int(np.argmax(post))
-    confidence = float(post[top]) * min(1.0, upright / 0.5)
+    confidence = float(post[top])
     value = CHIP_VALUES[top] if confidence >= MIN_CONFIDENCE else None
     scores = {v: float(p) for v, p in zip(CHIP_VALUES, post, strict=True)}
-    return ChipReading(value, confidence, scores, bool(red), dots)
+    dots = analysis.dots if analysis.dots > 0 else None
+    return ChipReading(value, confidence, scores, p_red > 0.5, dots)
 
 
-#: ink at least this much redder than its paper (see :class:`ChipAnalysis`) counts as red
-RED_THRESHOLD = 0.12
+#: ink this much redder than its paper (see :class:`ChipAnalysis`) is as likely red as black:
+#: black ink measures about 0, red ink 0.25 and more
+RED_THRESHOLD = 0.17
+
+# Dots and ink-colour likelihoods of the "unreadable" hypothesis: typical values of
+# _dots_likelihood and _red_likelihood, so that they neither favour nor count against it.
+_UNREADABLE_CUES = 0.25 * 0.5
 
 
 def _dots_likelihood(dots: int, value: int) -> float:
@@ -407,10 +424,13 @@ def _dots_likelihood(dots: int, value: int) -> float:
     return 0.04
 
 
-def _red_likelihood(red: bool, value: int) -> float:
-    """P(red ink seen | value): red ink is 6 and 8 only, but light and blur can hide it."""
-    p_red = 0.9 if value in (6, 8) else 0.04
-    return p_red if red else 1.0 - p_red
+def _red_likelihood(p_red: float, value: int) -> float:
+    """Likelihood of the ink colour seen (``p_red``: how surely it is red) given ``value``.
+
+    Red ink is 6 and 8 only; a little is left to the other side for light and blur.
+    """
+    seen = p_red if value in (6, 8) else 1.0 - p_red
+    return 0.05 + 0.9 * seen
 
 
 def read_chips_jointly(readings: list[ChipReading], expected: Counter[int]) -> list[int | None]:
