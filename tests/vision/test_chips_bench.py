@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
 import pytest
 
-from vision.bench_chips import evaluate_chips
+from vision.bench_chips import evaluate_chips, evaluate_synthetic_chips, main
 from vision.chips import CHIP_VALUES
 from vision.synth.chip_art import render_chip
 
@@ -60,3 +61,25 @@ def test_missing_or_malformed_labels_are_refused(tmp_path: Path) -> None:
     (tmp_path / "labels.csv").write_text("file,value\n", encoding="utf-8")
     with pytest.raises(ValueError, match="lists no chips"):
         evaluate_chips(tmp_path)
+
+
+def test_synthetic_evaluation_is_deterministic_and_consistent() -> None:
+    a = evaluate_synthetic_chips(20, seed=3)
+    b = evaluate_synthetic_chips(20, seed=3)
+    assert a["confusion"] == b["confusion"]
+    assert a["chips"] == 20
+    assert a["correct"] + a["wrong"] + a["abstentions"] == 20
+    assert all(row["chips"] == 2 for row in a["per_value"].values())
+    assert a["correct"] >= 14
+    with pytest.raises(ValueError, match="at least 1"):
+        evaluate_synthetic_chips(0)
+
+
+def test_module_entry_point_prints_json_or_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _dataset(tmp_path, [("a.png", 3), ("b.png", 12)])
+    assert main([str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["correct"] == 2
+    assert main([str(tmp_path / "nowhere")]) == 2
+    assert "no labels.csv" in capsys.readouterr().err
