@@ -1,0 +1,258 @@
+"""Reconciliation: camera observations against the engine's state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.actions import BuildCity, BuildRoad, BuildSettlement, EndTurn, MoveRobber, RollDice
+from companion.board import Edge, Piece, Vertex, vertex_edges
+from companion.bots import GreedyBot
+from companion.game import Game, Phase
+from companion.layouts import random_board
+from companion.reconcile import Seen, reconcile
+
+PLAYERS = ["red", "blue", "white"]
+
+
+def seen_of(game: Game, **kw: object) -> Seen:
+    """What a perfect camera sees of ``game`` (the pieces, robber and numbers)."""
+    t = game.topology
+    pieces = [
+        Piece("settlement" if game.vertex_level[v] == 1 else "city", game.players[o], vertex=name)
+        for v, (name, o) in enumerate(zip(t.vertices, game.vertex_owner, strict=True))
+        if o != -1
+    ]
+    pieces += [
+        Piece("road", game.players[o], edge=name)
+        for name, o in zip(t.edges, game.edge_owner, strict=True)
+        if o != -1
+    ]
+    numbers = {h: tile.number for h, tile in game.board.tiles.items() if tile.number is not None}
+    fields = {"pieces": pieces, "robber": t.hexes[game.robber], "numbers": numbers}
+    fields.update(kw)
+    return Seen(**fields)  # type: ignore[arg-type]
+
+
+def with_pieces(seen: Seen, *extra: Piece) -> Seen:
+    return Seen([*seen.pieces, *extra], seen.robber, seen.pirate, seen.numbers)
+
+
+def main_phase_game(seed: int = 4) -> Game:
+    """A game just past founding, in red's main phase, every hand holding plenty of cards."""
+    game = Game(random_board(3, seed=seed), PLAYERS, rng=seed)
+    bot = GreedyBot(seed=seed)
+    while game.phase in (Phase.FOUNDING_SETTLEMENT, Phase.FOUNDING_ROAD):
+        game.apply(bot.choose(game))
+    game.apply(RollDice(game.current_player, (2, 3)))
+    for hand in game.hands:
+        hand[:] = [5] * 5
+    return game
+
+
+def snapshot(game: Game) -> str:
+    return json.dumps(game.snapshot(), sort_keys=True, default=str)
+
+
+def own_road_end(game: Game) -> tuple[Edge, Vertex]:
+    """A free side next to one of the current player's roads, and its far corner, such that a
+    settlement there would keep the distance rule."""
+    t, p = game.topology, game.current
+    for e, owner in enumerate(game.edge_owner):
+        if owner != p:
+            continue
+        for v in t.edge_vertices[e]:
+            for e2 in t.vertex_edges[v]:
+                if game.edge_owner[e2] != -1 or not game.edge_land[e2]:
+                    continue
+                far = next(x for x in t.edge_vertices[e2] if x != v)
+                spot_free = game.vertex_owner[far] == -1 and game.vertex_land[far]
+                if spot_free and all(game.vertex_owner[n] == -1 for n in t.vertex_neighbours[far]):
+                    return t.edges[e2], t.vertices[far]
+    raise AssertionError("no free road end in this game")
+
+
+def test_a_camera_that_agrees_proposes_nothing() -> None:
+    game = main_phase_game()
+    result = reconcile(game, seen_of(game))
+    assert result.agrees
+
+
+def test_founding_settlement_and_its_road_in_either_order() -> None:
+    game = Game(random_board(3, seed=1), PLAYERS, rng=1)
+    v = Vertex(0, 0, "N")
+    road = vertex_edges(v)[0]
+    # Listed road first: the road is only legal once the settlement is placed.
+    seen = Seen([Piece("road", "red", edge=road), Piece("settlement", "red", vertex=v)])
+    result = reconcile(game, seen)
+    assert [p.action for p in result.proposals] == [
+        BuildSettlement("red", v),
+        BuildRoad("red", road),
+    ]
+    assert result.discrepancies == []
+    assert all(not p.confirm for p in result.proposals)
+
+
+def test_road_then_settlement_at_its_end_in_main_phase() -> None:
+    game = main_phase_game()
+    color = game.current_player
+    road, corner = own_road_end(game)
+    seen = with_pieces(
+        seen_of(game), Piece("settlement", color, vertex=corner), Piece("road", color, edge=road)
+    )
+    result = reconcile(game, seen)
+    assert [p.action for p in result.proposals] == [
+        BuildRoad(color, road),
+        BuildSettlement(color, corner),
+    ]
+    assert "built a settlement" in result.proposals[1].text
+
+
+def test_road_the_player_cannot_pay_for_is_a_discrepancy() -> None:
+    game = main_phase_game()
+    game.hands[game.current][:] = [0] * 5
+    road, _ = own_road_end(game)
+    result = reconcile(
+        game, with_pieces(seen_of(game), Piece("road", game.current_player, edge=road))
+    )
+    assert result.proposals == []
+    (d,) = result.discrepancies
+    assert d.kind == "refused" and d.rule == "1.9.1" and "cannot pay" in d.text
+    assert d.where == tuple(road)
+
+
+def test_settlement_breaking_the_distance_rule() -> None:
+    game = main_phase_game()
+    t = game.topology
+    built = next(v for v, o in enumerate(game.vertex_owner) if o == game.current)
+    neighbour = t.vertices[t.vertex_neighbours[built][0]]
+    seen = with_pieces(seen_of(game), Piece("settlement", game.current_player, vertex=neighbour))
+    (d,) = reconcile(game, seen).discrepancies
+    assert d.kind == "refused" and d.rule == "1.9.5" and "distance rule" in d.text
+
+
+def test_out_of_turn_build_is_refused() -> None:
+    game = main_phase_game()
+    other = next(c for c in PLAYERS if c != game.current_player)
+    p = game.seat(other)
+    e = next(e for e, o in enumerate(game.edge_owner) if o == p)
+    v = game.topology.edge_vertices[e][0]
+    free = next(x for x in game.topology.vertex_edges[v] if game.edge_owner[x] == -1)
+    seen = with_pieces(seen_of(game), Piece("road", other, edge=game.topology.edges[free]))
+    (d,) = reconcile(game, seen).discrepancies
+    assert d.kind == "refused" and other in d.text
+
+
+def test_city_upgrade_and_city_from_nothing() -> None:
+    game = main_phase_game()
+    color = game.current_player
+    v = next(v for v, o in enumerate(game.vertex_owner) if o == game.current)
+    name = game.topology.vertices[v]
+    pieces = [p for p in seen_of(game).pieces if p.vertex != name]
+    result = reconcile(game, Seen([*pieces, Piece("city", color, vertex=name)]))
+    assert [p.action for p in result.proposals] == [BuildCity(color, name)]
+    _, free_corner = own_road_end(game)
+    result = reconcile(game, with_pieces(seen_of(game), Piece("city", color, vertex=free_corner)))
+    (d,) = result.discrepancies
+    assert d.kind == "refused" and "no settlement" in d.text and result.proposals == []
+
+
+def test_piece_that_disappeared_or_changed_colour() -> None:
+    game = main_phase_game()
+    t = game.topology
+    v = next(v for v, o in enumerate(game.vertex_owner) if o != -1)
+    owner = game.players[game.vertex_owner[v]]
+    name = t.vertices[v]
+    others = [p for p in seen_of(game).pieces if p.vertex != name]
+    (d,) = reconcile(game, Seen(others)).discrepancies
+    assert d.kind == "missing" and owner in d.text and "put" in d.fix
+    stranger = next(c for c in PLAYERS if c != owner)
+    (d,) = reconcile(
+        game, Seen([*others, Piece("settlement", stranger, vertex=name)])
+    ).discrepancies
+    assert d.kind == "changed" and stranger in d.text and owner in d.fix
+    e = next(e for e, o in enumerate(game.edge_owner) if o != -1)
+    rest = [p for p in seen_of(game).pieces if p.edge != t.edges[e]]
+    (d,) = reconcile(game, Seen(rest)).discrepancies
+    assert d.kind == "missing" and "road" in d.text
+
+
+def test_number_differs_from_the_game() -> None:
+    game = main_phase_game()
+    h, tile = next((h, t) for h, t in game.board.tiles.items() if t.number == 8)
+    seen = seen_of(game)
+    numbers = {**seen.numbers, h: 6}
+    (d,) = reconcile(game, Seen(seen.pieces, seen.robber, None, numbers)).discrepancies
+    assert d.kind == "number" and "sees a 6" in d.text and "has a 8" in d.text
+    assert d.where == h
+
+
+def test_robber_moved_after_a_seven_asks_who_was_robbed() -> None:
+    game = main_phase_game()
+    game.apply(EndTurn(game.current_player))
+    for hand in game.hands:
+        hand[:] = [1, 1, 1, 0, 0]  # few cards: nobody discards
+    game.apply(RollDice(game.current_player, (3, 4)))
+    assert game.phase == Phase.MOVE_ROBBER
+    t = game.topology
+    target = next(
+        h
+        for h in range(len(t.hexes))
+        if h != game.robber
+        and game.hex_land[h]
+        and any(game.vertex_owner[v] not in (-1, game.current) for v in t.hex_vertices[h])
+    )
+    seen = seen_of(game, robber=t.hexes[target])
+    (p,) = reconcile(game, seen).proposals
+    assert isinstance(p.action, MoveRobber) and p.action.hex == t.hexes[target]
+    assert p.confirm and p.choices and game.current_player not in p.choices
+    # Completed with a victim the page chose, the engine takes it.
+    game.apply(MoveRobber(game.current_player, t.hexes[target], p.choices[0]))
+
+
+def test_robber_moved_without_a_seven_is_a_discrepancy() -> None:
+    game = main_phase_game()
+    t = game.topology
+    target = next(h for h in range(len(t.hexes)) if h != game.robber and game.hex_land[h])
+    result = reconcile(game, seen_of(game, robber=t.hexes[target]))
+    (d,) = result.discrepancies
+    assert d.kind == "robber" and "put the robber back" in d.fix and result.proposals == []
+
+
+def test_unseen_robber_is_not_a_difference() -> None:
+    game = main_phase_game()
+    assert reconcile(game, seen_of(game, robber=None)).agrees
+
+
+def test_piece_off_the_grid() -> None:
+    game = main_phase_game()
+    seen = with_pieces(seen_of(game), Piece("settlement", "red", vertex=Vertex(9, 9, "N")))
+    (d,) = reconcile(game, seen).discrepancies
+    assert d.kind == "off_grid"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_reconciling_never_changes_the_game(seed: int) -> None:
+    game = main_phase_game(seed)
+    before = snapshot(game)
+    road, corner = own_road_end(game)
+    seen = with_pieces(
+        Seen(list(seen_of(game).pieces)[1:]),
+        Piece("road", game.current_player, edge=road),
+        Piece("settlement", game.current_player, vertex=corner),
+    )
+    result = reconcile(game, seen)
+    assert result.proposals and result.discrepancies
+    assert snapshot(game) == before
+    # The proposals, applied in order, are what the engine accepts.
+    for p in result.proposals:
+        game.apply(p.action)
+
+
+def test_json_forms() -> None:
+    game = main_phase_game()
+    road, _ = own_road_end(game)
+    result = reconcile(game, with_pieces(seen_of(game), Piece("road", "red", edge=road)))
+    doc = json.loads(json.dumps([x.to_json() for x in [*result.proposals, *result.discrepancies]]))
+    assert doc and all("text" in x for x in doc)
