@@ -16,6 +16,7 @@ import struct
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -39,9 +40,10 @@ from firmware_bridge.protocol import (
 )
 
 FIRMWARE_VERSION = (1, 0)
-#: must match EVENT_RETRY_MS, HEARTBEAT_MS and EVENT_QUEUE in firmware/src/proto.h
+#: must match EVENT_RETRY_MS, HEARTBEAT_MS, HOST_TIMEOUT_MS and EVENT_QUEUE in proto.h
 EVENT_RETRY_S = 0.050
 HEARTBEAT_S = 1.0
+HOST_TIMEOUT_S = 3.0
 EVENT_QUEUE = 4
 
 
@@ -60,6 +62,8 @@ class DeviceState:
     shown: tuple[DiceKind, tuple[int, ...]] | None = None
     #: number of times the robber animation of a 7 was started
     sevens_animated: int = 0
+    #: the host spoke within HOST_TIMEOUT_S (the firmware shows "--" otherwise)
+    host_present: bool = False
 
 
 class Execution(NamedTuple):
@@ -85,6 +89,8 @@ class SimDevice:
     seed: int | None = None
     #: every executed (cached) command, for tests and the fault bench
     log: list[Execution] = field(default_factory=list)
+    #: the device's clock in seconds (tests pass a fake one)
+    clock: Callable[[], float] = time.monotonic
 
     def __post_init__(self) -> None:
         self._lock = threading.Condition()
@@ -115,6 +121,7 @@ class SimDevice:
         self._button_mode = ButtonMode.ROLL
         self._button_kind = DiceKind.TWO_D6
         self._out.clear()
+        self._last_rx = self.clock()
         self._send(MsgType.BOOT, 0, struct.pack("<H", self.boot_id))
 
     def reset(self) -> None:
@@ -165,6 +172,8 @@ class SimDevice:
                 except ProtocolError:
                     self.crc_errors += 1
                     continue
+                self._last_rx = self.clock()
+                self.state.host_present = True
                 self._handle(frame)
             self._lock.notify_all()
 
@@ -195,7 +204,7 @@ class SimDevice:
 
     def _send(self, type_: int, seq: int, payload: bytes) -> None:
         self._out += encode_frame(Frame(type_, seq, payload))
-        self._last_tx = time.monotonic()
+        self._last_tx = self.clock()
 
     def _queue_event(self, type_: MsgType, payload: bytes) -> None:
         if len(self._events) == EVENT_QUEUE:
@@ -207,7 +216,9 @@ class SimDevice:
 
     def _poll(self) -> float:
         """Event retransmission and heartbeat; returns seconds until it needs to run again."""
-        now = time.monotonic()
+        now = self.clock()
+        if self.state.host_present and now - self._last_rx >= HOST_TIMEOUT_S:
+            self.state.host_present = False
         if self._session is not None and self._events:
             sent = self._event_sent_at
             if sent is None or now - sent >= EVENT_RETRY_S:

@@ -7,6 +7,8 @@ elsewhere; the Python runs always happen.
 from __future__ import annotations
 
 import queue
+import threading
+import time
 
 import pytest
 
@@ -162,3 +164,20 @@ def test_repeated_commands_never_run_twice(tower_process: TowerProcess) -> None:
     assert after.duplicates - before.duplicates == 50  # ...and its copy was answered from cache
     assert tower.stats["stale_replies"] >= 50  # the second answers, recognised and dropped
     assert len(rolls) == 10
+
+
+def test_firmware_shows_when_the_host_is_gone(firmware: FirmwareBuild) -> None:
+    with TowerProcess("simavr", firmware) as proc:
+        with DiceTower(proc.port) as tower:
+            tower.set_player(2, (0, 0, 255))
+            shown = proc.display()
+            assert shown is not None and shown[:2] == bytes([0x67, SEGMENTS[3]])  # "P3"
+        # no PINGs any more: after 3 s of firmware time the player digits read "--"
+        deadline = time.monotonic() + 20
+        while (shown := proc.display()) is not None and shown[:2] != b"\x01\x01":
+            assert time.monotonic() < deadline, "the tower never noticed the host was gone"
+            threading.Event().wait(0.05)
+        with DiceTower(proc.port) as tower:
+            tower.ping()
+            shown = proc.display()
+    assert shown is not None and shown[:2] == bytes([0x67, SEGMENTS[3]])  # back to "P3"

@@ -180,3 +180,19 @@ def test_sim_urls() -> None:
         sim_device("sim://?leds=300")
     with pytest.raises(ValueError, match="not a simulator URL"):
         sim_device("/dev/ttyACM0")
+
+
+def test_host_silence_is_noticed_and_forgotten() -> None:
+    now = [100.0]
+    dev = SimDevice(seed=1, clock=lambda: now[0])
+    wire = Wire(dev)
+    wire.hello(1)
+    assert dev.state.host_present
+    now[0] += 2.9
+    wire.drain()
+    assert dev.state.host_present
+    now[0] += 0.2  # three seconds without a frame from the host
+    wire.drain()
+    assert not dev.state.host_present
+    wire.send(MsgType.PING, 1)
+    assert dev.state.host_present

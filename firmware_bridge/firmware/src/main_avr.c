@@ -220,6 +220,24 @@ static void display_init(void)
 
 uint8_t hal_display_kind(void) { return DISPLAY_7SEG_8; }
 
+void hal_host_present(uint8_t present)
+{
+    /* no host: the player digits show "--" until it is back (rolls still work locally) */
+    static uint8_t saved[2] = {SEG_DASH, SEG_DASH};
+    if (present) {
+        digits[0] = saved[0];
+        digits[1] = saved[1];
+    } else {
+        saved[0] = digits[0];
+        saved[1] = digits[1];
+        digits[0] = SEG_DASH;
+        digits[1] = SEG_DASH;
+    }
+    if (!animation_end) {
+        display_flush(digits);
+    }
+}
+
 void hal_set_player(uint8_t index, const uint8_t rgb[3])
 {
     for (uint16_t i = N_LEDS; i < N_TOTAL_LEDS; i++) {

@@ -162,6 +162,10 @@ static void send_head_event(device_t *d)
 void device_poll(device_t *d)
 {
     uint32_t now = hal_millis();
+    if (d->host_present && (uint32_t)(now - d->last_rx_ms) >= HOST_TIMEOUT_MS) {
+        d->host_present = 0;
+        hal_host_present(0);
+    }
     /* events wait for a session: only its HELLO tells the host which boot their seqs belong
      * to, so it can tell a resent event from a new one */
     if (d->session_active && d->n_events &&
@@ -356,6 +360,11 @@ void device_rx_byte(device_t *d, uint8_t byte)
     if (d->rx_overflow || proto_parse_frame(d->rx, d->rx_len, &f) != 0) {
         d->crc_errors++;
     } else {
+        d->last_rx_ms = hal_millis();
+        if (!d->host_present) {
+            d->host_present = 1;
+            hal_host_present(1);
+        }
         device_handle_frame(d, &f);
     }
     d->rx_len = 0;

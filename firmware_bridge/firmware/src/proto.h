@@ -53,6 +53,8 @@ enum button_mode { BUTTON_EVENT_ONLY = 0, BUTTON_ROLL = 1 };
 /* Timing of the device side, in milliseconds. */
 #define EVENT_RETRY_MS 50
 #define HEARTBEAT_MS 1000
+/* the host PINGs at least every second; three missed mean it is gone */
+#define HOST_TIMEOUT_MS 3000
 #define EVENT_QUEUE 4
 #define EVENT_MAX_PAYLOAD 10 /* boot id, kind, count, six dice */
 
@@ -108,6 +110,8 @@ typedef struct {
     uint32_t event_sent_ms;
     uint8_t event_sent;
     uint32_t last_tx_ms;
+    uint32_t last_rx_ms;
+    uint8_t host_present;
     /* what the button does */
     uint8_t button_mode;
     uint8_t button_kind;
@@ -124,6 +128,8 @@ void hal_set_leds(const uint8_t fg[3], const uint8_t bg[3], const uint8_t *mask)
 void hal_set_player(uint8_t index, const uint8_t rgb[3]);
 /* show dice on the display; a two-dice 7 starts the robber animation */
 void hal_show_dice(uint8_t kind, uint8_t count, const uint8_t *values);
+/* the host's heartbeat was lost (0) or is back (1): show the people at the table */
+void hal_host_present(uint8_t present);
 
 /* ---- the device ---- */
 void device_init(device_t *d, uint16_t boot_id);

@@ -31,6 +31,7 @@ static int leds_calls;
 static uint8_t shown_kind, shown_count, shown_values[6];
 static int show_calls;
 static uint8_t player_index, player_rgb[3];
+static int host_present = -1;
 
 void hal_write(const uint8_t *data, uint16_t len)
 {
@@ -62,6 +63,8 @@ void hal_show_dice(uint8_t kind, uint8_t count, const uint8_t *values)
     memcpy(shown_values, values, count);
     show_calls++;
 }
+
+void hal_host_present(uint8_t present) { host_present = present; }
 
 /* ---------------- helpers ---------------- */
 static int parse_hex(const char *s, uint8_t *out, int cap)
@@ -329,6 +332,17 @@ static void test_events(void)
     device_poll(&d);
     CHECK(take_frames(fr, 4) == 1 && fr[0].type == MSG_HEARTBEAT && fr[0].seq == 0);
     CHECK(fr[0].payload[2] == 1);
+
+    /* the host went quiet: the tower says so once, and again when it is back */
+    CHECK(host_present == 1);
+    now_ms += HOST_TIMEOUT_MS;
+    device_poll(&d);
+    CHECK(host_present == 0);
+    host_present = -1;
+    device_poll(&d);
+    CHECK(host_present == -1);
+    CHECK(command(&d, MSG_PING, 3, 0, 0, &r) == 0);
+    CHECK(host_present == 1);
 }
 
 static uint8_t counting_byte;
