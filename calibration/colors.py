@@ -427,12 +427,17 @@ class ColorProfile:
         scores = self._scores(logs, offset, clipped)
         for _ in range(2):
             best = np.argmin(scores, axis=1)
-            resid = []
+            resid = np.full((len(logs), 3), np.nan)
             for i, x in enumerate(logs):
                 y = np.where(clipped[i], np.nan, x)
-                resid.append(np.nanmedian(y, axis=0) - means[best[i]])
-            with np.errstate(all="ignore"):
-                offset = np.nan_to_num(np.nanmedian(np.array(resid), axis=0))
+                seen = ~np.isnan(y).all(axis=0)  # channels with unclipped samples inside
+                if np.isfinite(scores[i, best[i]]) and seen.any():
+                    med = np.full(3, np.nan)
+                    med[seen] = np.nanmedian(y[:, seen], axis=0)
+                    resid[i] = med - means[best[i]]
+            valid = ~np.isnan(resid).all(axis=0)
+            offset = np.zeros(3)
+            offset[valid] = np.nanmedian(resid[:, valid], axis=0)
             scores = self._scores(logs, offset, clipped)
         return Reference(white, offset, [x - offset for x in logs], clipped, scores, hexes)
 
@@ -472,13 +477,17 @@ class ColorProfile:
         names = list(self.terrains)
         scores = ref.scores
         if counts is not None:
-            labels = _assign_with_counts(scores, names, counts)
+            # A hex outside the picture fits nothing; it still takes one slot.
+            labels = _assign_with_counts(np.minimum(scores, 1e9), names, counts)
         else:
             labels = [names[j] for j in np.argmin(scores, axis=1)]
         # Confidence: how much better the chosen terrain fits than the best other one.
         out = {}
         for i, h in enumerate(ref.hexes):
             j = names.index(labels[i])
+            if not np.isfinite(scores[i, j]):
+                out[h] = (labels[i], 0.0)  # not seen: a guess from the counts alone
+                continue
             others = np.delete(scores[i], j)
             margin = (others.min() if len(others) else math.inf) - scores[i, j]
             out[h] = (labels[i], float(1.0 / (1.0 + math.exp(-min(margin, 50.0)))))
@@ -748,6 +757,14 @@ def learn_colors(
         chip_hexes = [h for h in hexes if terrains[h] not in (Terrain.DESERT, Terrain.SEA)]
     white = measure_white(image, homography, chip_hexes)
     samples = _hex_colours(image, homography, hexes, white)
+    outside = [
+        h for h, x in zip(hexes, samples, strict=True) if np.isnan(x).any(axis=1).mean() > 0.5
+    ]
+    if outside:
+        raise ColorError(
+            f"{len(outside)} hexes are (half) outside the picture: the whole board must be "
+            "in view to learn its colours"
+        )
     medians = np.array([np.nanmedian(x, axis=0) for x in samples])
     if terrains is None:
         labels = _cluster_with_counts(medians, counts)

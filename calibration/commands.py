@@ -68,6 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     p = steps.add_parser("colors", help="terrain and player colours from the set-up board")
     _frame_args(p, synthetic=True)
+    p.add_argument(
+        "--dataset",
+        metavar="DIR",
+        help="self-check on labelled real photos (groundtruth.json as in boards-dev); "
+        "nothing is saved",
+    )
     p.add_argument("--kind", choices=("base", "5-6"), help="board kind (default: detected)")
     p.add_argument(
         "--players",
@@ -360,6 +366,28 @@ def _profile_name(args: argparse.Namespace) -> str:
 
 
 def _run_colors(args: argparse.Namespace) -> int:
+    if args.dataset is not None:
+        if args.synthetic is not None or args.profile or args.image or args.camera is not None:
+            raise ValueError("--dataset is a self-check on its own: no IMAGE, --camera, --profile")
+        from calibration.selfcheck import real_photo_check
+
+        data = real_photo_check(args.dataset)
+        lines = [
+            "colour profiles on real photos (learned on each photo, read on all of the board):"
+        ]
+        for name, b in data["boards"].items():
+            acc = b["terrain_accuracy"]
+            lines.append(
+                f"  {name:10s} {b['registered']}/{b['photos']} photos registered; terrain "
+                + (
+                    f"{100 * acc:.1f}% ({100 * b['terrain_accuracy_with_counts']:.1f}% with counts)"
+                    if acc is not None
+                    else "not measured"
+                )
+            )
+        lines += [f"  failed: {f}" for f in data["failures"]]
+        _emit(args, data, "\n".join(lines))
+        return 0
     if not _profile_name(args):
         from calibration.selfcheck import colour_self_check
 

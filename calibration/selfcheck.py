@@ -166,3 +166,96 @@ def lock_self_check(boards: int, seed: int = 0) -> dict[str, Any]:
         "worst_refound_error_px": round(worst, 3),
         "check_ms_median": round(1000 * float(np.median(times)), 1),
     }
+
+
+def _hex_symmetries(h: tuple[int, int]) -> list[tuple[int, int]]:
+    """The 12 images of a hex under the grid's rotations and mirrors about (0, 0)."""
+    q, r = h
+    cube = (q, r, -q - r)
+    out = []
+    for mirror in (False, True):
+        c = (cube[0], cube[2], cube[1]) if mirror else cube
+        for _ in range(6):
+            out.append((c[0], c[1]))
+            c = (-c[2], -c[0], -c[1])
+    return out
+
+
+def _truth_rows(rows: list[list[Any]]) -> dict[tuple[int, int], str]:
+    """Ground-truth rows (3, 4, 5, 4, 3 of [terrain, number]) -> terrain per base-frame hex."""
+    from companion.board import base_frame
+
+    by_row: dict[int, list[tuple[int, int]]] = {}
+    for h in base_frame():
+        by_row.setdefault(h[1], []).append(h)
+    out = {}
+    for row, r in zip(rows, sorted(by_row), strict=True):
+        for h, (terrain, _) in zip(sorted(by_row[r]), row, strict=True):
+            out[h] = terrain
+    return out
+
+
+def real_photo_check(dataset: str) -> dict[str, Any]:
+    """Colour profiles on labelled real photos (``boards-dev`` of the shared datasets).
+
+    For every board with photos, a profile is learned from each photo in turn (material
+    counts only, no labels) and every photo of the same physical board is read with it,
+    without and with the material counts; the score of a reading is the best over the 12
+    symmetries of the grid (a camera cannot know which way is up). Photos where the board is
+    not found count as wrong and are listed.
+    """
+    import json
+    from pathlib import Path
+
+    from calibration.registration import register_board
+
+    root = Path(dataset)
+    try:
+        entries = json.loads((root / "groundtruth.json").read_text())["entries"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{dataset} has no readable groundtruth.json: {exc}") from None
+    from companion.layouts import BASE_TERRAINS as counts
+
+    boards: dict[str, Any] = {}
+    failures: list[str] = []
+    for entry in entries:
+        truth = _truth_rows(entry["rows"])
+        seen = []
+        for name in entry["files"]:
+            image = cv2.imread(str(root / name), cv2.IMREAD_COLOR)
+            try:
+                if image is None:
+                    raise ValueError("unreadable image")
+                reg = register_board(image, "base")
+                seen.append((name, image, reg))
+            except ValueError as exc:
+                failures.append(f"{name}: {exc}")
+        right = {"plain": 0, "counts": 0}
+        total = 0
+        for src, image, reg in seen:
+            try:
+                profile = learn_colors(image, reg.homography, list(reg.hexes), kind="base")
+            except ValueError as exc:
+                failures.append(f"{src} (learning): {exc}")
+                total += len(truth) * len(seen)
+                continue
+            for _, other, other_reg in seen:
+                ref = profile.reference(other, other_reg.homography, list(other_reg.hexes))
+                for mode, use in (("plain", None), ("counts", counts)):
+                    labels = profile.classify_terrain(ref, use)
+                    right[mode] += max(
+                        sum(
+                            labels.get(_hex_symmetries(h)[k], ("",))[0] == t
+                            for h, t in truth.items()
+                        )
+                        for k in range(12)
+                    )
+                total += len(truth)
+        boards[entry["id"]] = {
+            "photos": len(entry["files"]),
+            "registered": len(seen),
+            "terrain_accuracy": round(right["plain"] / total, 4) if total else None,
+            "terrain_accuracy_with_counts": round(right["counts"] / total, 4) if total else None,
+            "readings": total // max(1, len(truth)),
+        }
+    return {"boards": boards, "failures": failures}

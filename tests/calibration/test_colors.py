@@ -267,3 +267,24 @@ def test_lamp_colours() -> None:
     assert (b, g, r) == pytest.approx(tuple(blackbody_rgb(2700)[::-1] / blackbody_rgb(5000)[::-1]))
     with pytest.raises(ValueError, match="1000..20000"):
         blackbody_rgb(500)
+
+
+def test_a_board_partly_outside_the_picture(learned) -> None:
+    profile, board, seed = learned
+    render = photo(board, seed)
+    hexes = sorted(board.tiles)
+    # Cut the picture's left part off, and with it part of the board.
+    cut = np.ascontiguousarray(render.image[:, 450:])
+    shifted = np.array([[1.0, 0.0, -450.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]) @ render.homography
+    with pytest.raises(ColorError, match="outside the picture"):
+        learn_colors(cut, shifted, hexes)
+    ref = profile.reference(cut, shifted, hexes)
+    from companion.layouts import BASE_TERRAINS
+
+    labels = profile.classify_terrain(ref, BASE_TERRAINS)
+    assert len(labels) == 19
+    assert np.isfinite(ref.offset).all()
+    unseen = [h for h in hexes if not np.isfinite(ref.scores[hexes.index(h)]).any()]
+    assert unseen and all(labels[h][1] == 0.0 for h in unseen)
+    seen = [h for h in hexes if h not in unseen]
+    assert sum(labels[h][0] == board.tiles[h].terrain for h in seen) >= len(seen) - 1

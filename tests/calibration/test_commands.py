@@ -178,3 +178,35 @@ def test_refit_on_chips_pulls_an_off_registration_back() -> None:
     assert err.max() < 1.5
     assert refit_on_chips(off, hexes, chips[:5]) is off
     assert refit_on_chips(off, hexes, np.zeros((0, 2))) is off
+
+
+def test_dataset_check_scores_labelled_photos(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.board import base_frame
+
+    board = random_board(4, seed=12)
+    by_row: dict[int, list] = {}
+    for h in base_frame():
+        by_row.setdefault(h[1], []).append(h)
+    rows = [
+        [[board.tiles[h].terrain.value, board.tiles[h].number] for h in sorted(by_row[r])]
+        for r in sorted(by_row)
+    ]
+    files = []
+    for i, turn in enumerate((0.0, 130.0)):
+        cond = Conditions(tilt_deg=12.0, rotation_deg=turn, noise_sigma=1.5)
+        render = render_board(board, width=1200, height=900, rng=12, conditions=cond)
+        files.append(f"photo{i}.png")
+        cv2.imwrite(str(tmp_path / files[-1]), render.image)
+    cv2.imwrite(str(tmp_path / "blank.png"), np.full((600, 800, 3), 100, np.uint8))
+    entries = [{"id": "b12", "rows": rows, "files": [*files, "blank.png"]}]
+    (tmp_path / "groundtruth.json").write_text(json.dumps({"entries": entries}))
+    data = run_json(capsys, "colors", "--dataset", str(tmp_path))
+    result = data["boards"]["b12"]
+    assert result["registered"] == 2 and result["readings"] == 4
+    assert result["terrain_accuracy"] == 1.0
+    assert result["terrain_accuracy_with_counts"] == 1.0
+    assert len(data["failures"]) == 1 and data["failures"][0].startswith("blank.png")
+    assert "groundtruth.json" in fails(capsys, "colors", "--dataset", str(tmp_path / "nowhere"))
+    assert "on its own" in fails(capsys, "colors", "--dataset", str(tmp_path), "--profile", "x")
