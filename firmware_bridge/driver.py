@@ -152,6 +152,7 @@ class DiceTower:
         self._restore: dict[MsgType, bytes] = {}
         #: what went wrong on the line and what the driver did about it
         self.stats: Counter[str] = Counter()
+        self._stats_lock = threading.Lock()
         self._subscribers: list[Callable[[TowerEvent], None]] = []
         self._events: queue.Queue[TowerEvent | None] = queue.Queue()
         self._closed = threading.Event()
@@ -162,7 +163,7 @@ class DiceTower:
     def open(self) -> DiceTower:
         """Starts the threads and shakes hands; raises TowerTimeout if the tower never answers."""
         if self._threads:
-            raise TowerError("tower driver is already open")
+            raise TowerError("a tower driver opens once: make a new DiceTower to reconnect")
         for target, name in (
             (self._reader, "tower-reader"),
             (self._dispatcher, "tower-events"),
@@ -297,6 +298,11 @@ class DiceTower:
 
     # ---- the request machinery ----
 
+    def _count(self, what: str) -> None:
+        # the reader, the heartbeat and callers' threads all count
+        with self._stats_lock:
+            self.stats[what] += 1
+
     def _next_seq(self, type_: MsgType) -> int:
         if type_ in (MsgType.PING, MsgType.HELLO):
             self._ctl_seq = (self._ctl_seq + 1) & 0xFF
@@ -324,7 +330,7 @@ class DiceTower:
                 status = reply.payload[0] if reply.payload else -1
                 if status == Status.NO_SESSION:
                     # the tower rebooted since our HELLO: shake hands, then the same command
-                    self.stats["no_session"] += 1
+                    self._count("no_session")
                     with self._cond:
                         self._session_ok = False
                     continue
@@ -362,7 +368,7 @@ class DiceTower:
             caps.boot_id,
         )
         if rebooted:
-            self.stats["resets_seen"] += 1
+            self._count("resets_seen")
             self._events.put(TowerReset(caps.boot_id))
         for type_, data in restore.items():
             # what the tower showed before it rebooted; a second reboot meanwhile restarts this
@@ -406,7 +412,7 @@ class DiceTower:
                 if not self._write(transport, wire):
                     continue
                 if sends:
-                    self.stats["retransmits"] += 1
+                    self._count("retransmits")
                 sends += 1
                 with self._cond:
                     end = min(time.monotonic() + self.retransmit, deadline)
@@ -439,7 +445,7 @@ class DiceTower:
             self._session_ok = False
             self._cond.notify_all()
         # the reader thread closes it: closing a pyserial port under a read breaks that read
-        self.stats["disconnects"] += 1
+        self._count("disconnects")
         log.warning("dice tower: line lost (%s); reconnecting", reason)
         self._events.put(ConnectionChanged(False, reason))
 
@@ -460,7 +466,7 @@ class DiceTower:
                 try:
                     transport = self._opener()
                 except (OSError, ValueError) as exc:
-                    self.stats["open_failures"] += 1
+                    self._count("open_failures")
                     log.debug("dice tower: cannot open %s: %s", self.url, exc)
                     self._closed.wait(backoff)
                     backoff = min(backoff * 2, 0.5)
@@ -487,7 +493,7 @@ class DiceTower:
                 try:
                     frame = decode_frame(raw)
                 except ProtocolError:
-                    self.stats["bad_frames"] += 1
+                    self._count("bad_frames")
                     continue
                 self._on_frame(transport, frame)
 
@@ -500,18 +506,18 @@ class DiceTower:
                     self._cond.notify_all()
                 else:
                     # a reply to a frame that was resent or duplicated on the line
-                    self.stats["stale_replies"] += 1
+                    self._count("stale_replies")
             return
         if t in (MsgType.EVENT_DICE, MsgType.EVENT_BUTTON):
             self._write(transport, encode_frame(Frame(MsgType.EVENT_ACK, f.seq, b"")))
             if len(f.payload) < 2:
-                self.stats["bad_events"] += 1
+                self._count("bad_events")
                 return
             key = (struct.unpack("<H", f.payload[:2])[0], f.seq)
             with self._cond:
                 if self._last_event == key:
                     # our ACK was lost and the tower sent it again
-                    self.stats["duplicate_events"] += 1
+                    self._count("duplicate_events")
                     return
                 self._last_event = key
             event = self._parse_event(f)
@@ -528,7 +534,7 @@ class DiceTower:
                     self._session_ok = False
                     self._cond.notify_all()
             return
-        self.stats["unexpected_frames"] += 1
+        self._count("unexpected_frames")
 
     def _parse_event(self, f: Frame) -> TowerEvent | None:
         if f.type == MsgType.EVENT_BUTTON:
@@ -538,7 +544,7 @@ class DiceTower:
             kind = DiceKind(p[0])
             values = validate_dice(kind, list(p[2 : 2 + p[1]]))
         except (IndexError, ValueError):
-            self.stats["bad_events"] += 1
+            self._count("bad_events")
             return None
         return DiceRolled(DiceRoll(kind, values, DiceSource.BUTTON))
 
@@ -565,7 +571,7 @@ class DiceTower:
                 self._request(MsgType.PING, b"", timeout=max(self.heartbeat, self.timeout))
             except TowerTimeout as exc:
                 log.warning("dice tower: heartbeat unanswered: %s", exc)
-                self.stats["heartbeat_timeouts"] += 1
+                self._count("heartbeat_timeouts")
             except TowerError:
                 return
 

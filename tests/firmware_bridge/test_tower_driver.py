@@ -229,3 +229,16 @@ def test_subscriber_errors_do_not_stop_events(tower: DiceTower, device: SimDevic
     events = _events(tower)
     device.press_button()
     assert isinstance(_next(events, DiceRolled), DiceRolled)
+
+
+def test_connected_follows_the_cable(tower: DiceTower, device: SimDevice) -> None:
+    events = _events(tower)
+    assert tower.connected
+    device.unplug()
+    _next(events, ConnectionChanged)
+    assert not tower.connected
+    device.replug()
+    tower.ping()
+    assert tower.connected
+    with pytest.raises(TowerError, match="opens once"):
+        tower.open()
