@@ -260,19 +260,17 @@ def get_state() -> Response:
 
 @api.get("/board")
 def get_board() -> Response:
-    ctx = _ctx()
-    if not ctx.board_cache:
-        # The board of a base game never changes during play: computed once.
-        def read(game: Game) -> dict[str, Any]:
-            return {
-                "board": game.board.to_json(),
-                "layout": board_layout(game.board),
-                "players": list(game.players),
-                "victory_points": game.rules.victory_points,
-            }
+    # Not cached: exploring a Seafarers fog hex turns it face up during play.
+    def read(game: Game) -> dict[str, Any]:
+        return {
+            "board": game.board.to_json(),
+            "layout": board_layout(game.board),
+            "players": list(game.players),
+            "victory_points": game.rules.victory_points,
+            "ships": game.rules.ships,
+        }
 
-        ctx.board_cache.update(_call(Inspect(read)))
-    return jsonify(ctx.board_cache)
+    return jsonify(_call(Inspect(read)))
 
 
 @api.get("/actions")
@@ -294,6 +292,11 @@ def get_actions() -> Response:
             actions = [{"type": "discard", "player": player, "count": owed}] if owed else []
         else:
             actions = [action_to_json(a) for a in game.legal_actions() if a.player == player]
+            gold = game.public_view().get("gold_due", {}).get(player, 0)
+            if gold:
+                # Like discards: how many cards to choose, not every way to choose them.
+                actions = [a for a in actions if a["type"] != "choose_gold"]
+                actions.append({"type": "choose_gold", "player": player, "count": gold})
         return {
             "player": player,
             "actions": actions,
@@ -439,6 +442,10 @@ def _board_stats(game: Game) -> dict[str, Any]:
 
 def _setup(game: Game) -> dict[str, Any]:
     """The set-up check of the board (RULES.md section 7), for the page before the game."""
+    if game.board.kind == "seafarers":
+        return {"ok": None, "violations": [],
+                "error": "a Seafarers board is checked against its scenario: "
+                         "catan-companion check-setup --scenario ID"}  # fmt: skip
     try:
         try:
             report = check_board(game.board, players=len(game.players))

@@ -77,7 +77,6 @@ class WebContext:
     bind_limiter: RateLimiter
     streams: int = 0
     streams_lock: threading.Lock = field(default_factory=threading.Lock)
-    board_cache: dict[str, Any] = field(default_factory=dict)
     offers: Offers = field(default_factory=Offers)
 
 

@@ -21,6 +21,7 @@ from web_helpers import (
     error_of,
     first_legal,
     inspect,
+    make_sea_table,
     make_table,
     pass_turns,
     play_founding,
@@ -28,7 +29,8 @@ from web_helpers import (
 )
 
 from companion.actions import EndTurn, RollDice, action_to_json
-from companion.table import ApplyAction, ReportPart, Table
+from companion.board import Terrain, Tile
+from companion.table import ApplyAction, Inspect, ReportPart, Table
 from web.app import MAX_CONTENT_LENGTH, create_app
 
 REMOTE = {"REMOTE_ADDR": "192.168.1.20"}
@@ -274,6 +276,26 @@ def test_board_has_drawing_geometry(client: FlaskClient, table: Table) -> None:
     x, y, w, h = layout["viewbox"]
     for px, py in layout["vertices"].values():
         assert x < px < x + w and y < py < y + h
+
+
+def test_board_of_a_seafarers_game(tmp_path: Path) -> None:
+    table = make_sea_table(tmp_path / "g.sqlite", ["red", "blue"])
+    try:
+        client = create_app(table, table_code=CODE).test_client()
+        body = client.get("/api/board").get_json()
+        assert body["ships"] == 15 and body["board"]["kind"] == "seafarers"
+        assert body["board"]["pirate"] == {"q": 3, "r": 0}
+        assert sum(h["terrain"] == "sea" for h in body["board"]["hexes"]) == 18
+        assert len(body["layout"]["hexes"]) == 37
+        setup = client.get("/api/stats").get_json()["setup"]
+        assert setup["ok"] is None and "--scenario" in setup["error"]
+        # A fog hex turned face up changes the board during play (here set directly, as the
+        # engine's exploration does): the next read shows it.
+        table.call(Inspect(lambda g: g.set_tile((3, 0), Tile(Terrain.GOLD, 5))))
+        hexes = client.get("/api/board").get_json()["board"]["hexes"]
+        assert {"q": 3, "r": 0, "terrain": "gold", "number": 5} in hexes
+    finally:
+        table.stop()
 
 
 def test_legal_actions_of_the_bound_player(client: FlaskClient) -> None:

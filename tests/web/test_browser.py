@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import CODE, dice_for, inspect, make_table, numbers_of, pass_turns
+from web_helpers import (
+    CODE,
+    dice_for,
+    inspect,
+    make_sea_table,
+    make_table,
+    numbers_of,
+    pass_turns,
+)
 
 from companion.actions import BuildSettlement, MaritimeTrade, RollDice
 from companion.board import Resource
@@ -553,3 +561,49 @@ def test_page_follows_a_restarted_companion(browser: Any, tmp_path: Path) -> Non
         screen.close()
         server.close()
         second.stop()
+
+
+def test_a_coast_offers_a_road_or_a_ship(browser: Any, tmp_path: Path) -> None:
+    """Seafarers: on a side where both fit, tapping it asks which; ships and the pirate are
+    drawn on the big screen."""
+    table = make_sea_table(tmp_path / "sea.sqlite", ["red", "blue"])
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        phone = Device(browser, server.url, PHONE)
+        phone.bind("red")
+        corner = inspect(table, _coastal_corner)
+        phone.page.click(f'#board-spots circle.spot[data-key="{corner}"]')
+        phone.wait_controls(1)
+        edge = inspect(
+            table, lambda g: next(list(a.edge) for a in g.legal_actions() if a.type == "build_ship")
+        )
+        side = ",".join(map(str, edge))
+        spot = phone.page.locator(f'#board-spots line.spot-edge[data-key="{side}"]')
+        assert "a road or a ship" in (spot.get_attribute("aria-label") or "")
+        spot.click()
+        choice = phone.page.get_by_role("group", name="Choose")
+        choice.get_by_role("button", name="Ship", exact=True).click()
+        screen.wait_version(2)
+        assert table.state()["ships"] == [{"edge": edge, "color": "red"}]
+        assert screen.page.locator("#board-dynamic line.ship").count() == 1
+        assert screen.page.locator("#board-dynamic path.pirate").count() == 1
+        assert screen.page.locator("#board-static polygon.sea").count() == 18
+        assert "ships" in screen.page.text_content('.player[data-color="red"]')
+        screen.shot("screen-1920-seafarers")
+        for device in (screen, phone):
+            assert device.errors == []
+            device.close()
+    finally:
+        server.close()
+        table.stop()
+
+
+def _coastal_corner(game: Game) -> str:
+    """A legal founding corner on the coast (next to a sea hex)."""
+    t = game.topology
+    for a in game.legal_actions():
+        hexes = t.vertex_hexes[t.vertex_index[a.vertex]]
+        if any(not game.hex_land[h] for h in hexes) and any(game.hex_land[h] for h in hexes):
+            return ",".join(map(str, a.vertex))
+    raise AssertionError("no coastal corner")

@@ -17,7 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.actions import Action, EndTurn, RollDice
-from companion.game import Game
+from companion.board import Board, Terrain, Tile, hex_distance
+from companion.game import Game, Rules
 from companion.journal import JournaledGame
 from companion.layouts import random_board
 from companion.table import ApplyAction, Inspect, Table
@@ -155,3 +156,20 @@ def app_fixture(table: Table, clock: Clock) -> Flask:
 @pytest.fixture(name="client")
 def client_fixture(app: Flask) -> FlaskClient:
     return app.test_client()
+
+
+def sea_board(seed: int = 11) -> Board:
+    """A Seafarers board: the base island in a ring of sea, with the pirate out at sea."""
+    base = random_board(4, seed=seed)
+    tiles = dict(base.tiles)
+    for q in range(-3, 4):
+        for r in range(-3, 4):
+            if hex_distance((0, 0), (q, r)) == 3:
+                tiles[(q, r)] = Tile(Terrain.SEA)
+    return Board("seafarers", tiles, base.harbors, base.robber, pirate=(3, 0))
+
+
+def make_sea_table(path: Path, players: list[str]) -> Table:
+    table = Table(JournaledGame.create(path, sea_board(), players, Rules(ships=15), seed=3))
+    table.start()
+    return table

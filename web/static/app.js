@@ -17,6 +17,11 @@ const PALETTE = {
   brown: "#7b4a22", yellow: "#f2d024", black: "#222222",
 };
 const LOG_SIZE = 60;
+// Action types with their own controls; any other legal action is listed under "Other actions"
+// (moving a ship, the pirate, and whatever the engine learns next).
+const HANDLED = new Set(["roll_dice", "discard", "move_robber", "build_settlement", "build_city",
+  "build_road", "build_ship", "buy_development_card", "play_knight", "play_road_building",
+  "play_monopoly", "play_year_of_plenty", "maritime_trade", "choose_gold", "end_turn"]);
 // Events after which the dice or board statistics change.
 const STATS_EVENTS = new Set(["rolled", "undone", "built", "robber_moved"]);
 
@@ -46,6 +51,7 @@ const S = {
   actionsKey: "",
   clearControls: false,
   offers: [], // open trade offers made by or to this device's player
+  otherActions: [], // the actions listed under "Other actions"
   stats: null,
   log: [], // [{version, text}] newest last
   lastRolled: null, // the latest "rolled" event seen
@@ -126,9 +132,7 @@ async function post(action) {
 async function boot() {
   try {
     S.session = await api("/api/session");
-    S.board = await api("/api/board");
-    for (const h of S.board.board.hexes) S.hexInfo.set(`${h.q},${h.r}`, h);
-    drawStaticBoard();
+    setBoard(await api("/api/board"));
     renderSession();
     renderLog();
     const state = await api("/api/state");
@@ -173,6 +177,7 @@ function connect() {
     remember(update.version, update.events);
     setState(update.state);
     if (update.events.some((ev) => STATS_EVENTS.has(ev.type))) refreshStats();
+    if (update.events.some((ev) => ev.type === "explored")) refreshBoard();
     if (update.type === "parts") refreshCamera();
   });
 }
@@ -206,6 +211,22 @@ const refreshActions = coalesced(async () => {
   // The controls now offer what was legal at (at least) this version (tests wait on it).
   $("controls").dataset.version = String(version);
 });
+
+// A Seafarers fog hex turned face up: the board itself changed.
+const refreshBoard = coalesced(async () => {
+  try {
+    setBoard(await api("/api/board"));
+    drawBoard();
+  } catch (err) {
+    say(err.message);
+  }
+});
+
+function setBoard(board) {
+  S.board = board;
+  S.hexInfo = new Map(board.board.hexes.map((h) => [`${h.q},${h.r}`, h]));
+  drawStaticBoard();
+}
 
 const refreshStats = coalesced(async () => {
   try {
@@ -309,6 +330,12 @@ function phaseText(state) {
     case "move_robber": return `${who} moves the robber`;
     case "main": return `Turn ${state.turn}: ${who} trades and builds`;
     case "road_building": return `Road Building: ${who} places free roads`;
+    case "choose_gold": {
+      const waiting = Object.entries(state.gold_due || {})
+        .map(([p, n]) => `${cap(p)} (${n})`).join(", ");
+      return `Gold: waiting for ${waiting} to choose`;
+    }
+    case "special_build": return `Special building phase: ${cap(state.actor || state.current)} may build`;
     case "game_over": return `Game over: ${cap(state.winner)} won!`;
     default: return `${who}: ${state.phase}`;
   }
@@ -418,7 +445,7 @@ function renderPlayers() {
     const hidden = me === p.color && state.you && vp !== p.victory_points
       ? ` <small>${p.victory_points} shown</small>` : "";
     const left = p.pieces_left;
-    const current = p.color === state.current;
+    const current = p.color === (state.actor || state.current);
     return `<li class="player${current ? " current" : ""}" data-color="${esc(p.color)}"
         aria-current="${current ? "true" : "false"}">
       <span class="name">${swatch(p.color)} ${esc(cap(p.color))}${me === p.color ? `<span class="tag">you</span>` : ""}${current ? `<span class="tag">to play</span>` : ""}</span>
@@ -433,6 +460,7 @@ function renderPlayers() {
         <li>Left: <b>${left.settlements}</b> settlements</li>
         <li><b>${left.cities}</b> cities</li>
         <li><b>${left.roads}</b> roads</li>
+        ${S.board.ships ? `<li><b>${left.ships}</b> ships</li>` : ""}
       </ul>
       <p class="expect small"></p>
       <div class="badges">${badges.join("")}</div>
@@ -610,6 +638,12 @@ function drawBoard() {
       if (h) html += `<polygon class="hex-glow" points="${svgPoints(h.points)}"></polygon>`;
     }
   }
+  for (const ship of state.ships || []) {
+    const [a, b] = layout.edges[ship.edge.join(",")];
+    const line = `x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"`;
+    html += `<line class="road-edge" ${line}></line>`;
+    html += `<line class="ship" ${line} stroke="${colour(ship.color)}"></line>`;
+  }
   for (const road of state.roads) {
     const [a, b] = layout.edges[road.edge.join(",")];
     const line = `x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"`;
@@ -627,7 +661,7 @@ function drawBoard() {
     html += `<g aria-label="robber"><ellipse class="robber" cx="${x}" cy="${y + 0.08}" rx="0.13" ry="0.2"></ellipse>` +
       `<circle class="robber" cx="${x}" cy="${y - 0.17}" r="0.1"></circle></g>`;
   }
-  const pirate = S.board.board.pirate && hexAt.get(`${S.board.board.pirate.q},${S.board.board.pirate.r}`);
+  const pirate = state.pirate && hexAt.get(state.pirate.join(","));
   if (pirate) {
     html += `<path class="pirate" d="M${pirate.x - 0.3},${pirate.y + 0.1} L${pirate.x + 0.3},${pirate.y + 0.1} ` +
       `L${pirate.x + 0.18},${pirate.y + 0.28} L${pirate.x - 0.18},${pirate.y + 0.28} Z ` +
@@ -647,6 +681,7 @@ function drawSpots() {
   const { layout } = S.board;
   let html = "";
   const robberHexes = new Set();
+  const edgeKinds = new Map(); // side -> ["road"] | ["ship"] | ["road", "ship"]
   for (const a of actions) {
     if (a.type === "build_settlement" || a.type === "build_city") {
       const key = a.vertex.join(",");
@@ -655,15 +690,18 @@ function drawSpots() {
       // r = 0.3 hex radii: a finger-sized target on a phone; corners are 1.0 apart.
       html += `<circle class="spot" cx="${x}" cy="${y}" r="0.3" tabindex="0" role="button"
         data-type="${a.type}" data-key="${esc(key)}" aria-label="${what} ${esc(spotName("vertex", key))}"></circle>`;
-    } else if (a.type === "build_road") {
+    } else if (a.type === "build_road" || a.type === "build_ship") {
       const key = a.edge.join(",");
-      const [p, q] = layout.edges[key];
-      html += `<line class="spot-edge" x1="${p[0]}" y1="${p[1]}" x2="${q[0]}" y2="${q[1]}" tabindex="0"
-        role="button" data-type="build_road" data-key="${esc(key)}"
-        aria-label="Build a road ${esc(spotName("edge", key))}"></line>`;
+      edgeKinds.set(key, [...(edgeKinds.get(key) || []), a.type === "build_road" ? "road" : "ship"]);
     } else if (a.type === "move_robber") {
       robberHexes.add(a.hex.join(","));
     }
+  }
+  for (const [key, kinds] of edgeKinds) {
+    const [p, q] = layout.edges[key];
+    html += `<line class="spot-edge" x1="${p[0]}" y1="${p[1]}" x2="${q[0]}" y2="${q[1]}" tabindex="0"
+      role="button" data-type="build_edge" data-key="${esc(key)}"
+      aria-label="Build a ${kinds.join(" or a ")} ${esc(spotName("edge", key))}"></line>`;
   }
   for (const key of robberHexes) {
     const h = layout.hexes.find((hx) => `${hx.q},${hx.r}` === key);
@@ -681,6 +719,13 @@ function spotActivated(target) {
   const type = target.dataset.type;
   const key = target.dataset.key;
   if (!type || !S.actions) return;
+  if (type === "build_edge") {
+    const options = S.actions.actions.filter((a) =>
+      (a.type === "build_road" || a.type === "build_ship") && a.edge.join(",") === key);
+    if (options.length === 1) post(options[0]);
+    else offerChoice(`Build what ${spotName("edge", key)}?`, options);
+    return;
+  }
   const matches = S.actions.actions.filter((a) => a.type === type &&
     (a.vertex || a.edge || a.hex).join(",") === key);
   if (type === "move_robber") {
@@ -695,6 +740,37 @@ function spotActivated(target) {
     return;
   }
   if (matches.length) post(matches[0]);
+}
+
+// A question with one button per action (a road or a ship on a coast, say).
+function offerChoice(question, actions) {
+  const box = $("choice");
+  box.innerHTML = `<p>${esc(question)}</p><div class="row">${actions.map((a, i) =>
+    `<button type="button" data-choice="${i}">${esc(actionLabel(a))}</button>`).join("")}
+    <button type="button" class="secondary" data-choice="">Cancel</button></div>`;
+  box.hidden = false;
+  box.onclick = (e) => {
+    const button = e.target.closest("button[data-choice]");
+    if (!button) return;
+    box.hidden = true;
+    box.innerHTML = "";
+    if (button.dataset.choice !== "") post(actions[Number(button.dataset.choice)]);
+  };
+  box.querySelector("button").focus();
+}
+
+// What an action does, in words (for choices and the list of other actions).
+function actionLabel(a) {
+  const words = cap(a.type.replace(/_/g, " "));
+  if (a.type === "build_road") return "Road";
+  if (a.type === "build_ship") return "Ship";
+  const parts = [words];
+  if (a.hex) parts.push(`to ${hexName(a.hex.join(","))}`);
+  if (a.edge) parts.push(spotName("edge", a.edge.join(",")));
+  if (a.to) parts.push(`to ${spotName("edge", a.to.join(","))}`);
+  if (a.vertex) parts.push(spotName("vertex", a.vertex.join(",")));
+  if (a.victim) parts.push(`and rob ${cap(a.victim)}`);
+  return parts.join(" ");
 }
 
 // -- controls --------------------------------------------------------------------------------
@@ -723,7 +799,12 @@ function promptText() {
   const mine = state.players.find((p) => p.color === me);
   if (state.phase === "game_over") return `The game is over: ${cap(state.winner)} won.`;
   if (state.phase === "discard" && mine && mine.to_discard) return `Discard ${mine.to_discard} cards.`;
-  if (state.current !== me) return `Waiting for ${cap(state.current)}.`;
+  if (state.phase === "choose_gold" && state.gold_due && state.gold_due[me]) {
+    return `Choose ${state.gold_due[me]} cards from the gold field.`;
+  }
+  const actor = state.actor || state.current;
+  if (actor !== me) return `Waiting for ${cap(actor)}.`;
+  if (state.phase === "special_build") return "Special building phase: build, or end your turn.";
   switch (state.phase) {
     case "founding_settlement": return "Place a founding settlement: tap a corner on the board.";
     case "founding_road": return "Place a road next to it: tap a side on the board.";
@@ -780,7 +861,7 @@ function renderControls() {
       <div class="row"><button type="button" data-do="robber">Move the robber</button></div></fieldset>`);
   }
   for (const [type, label, field] of [["build_settlement", "Settlement", "vertex"],
-    ["build_city", "City", "vertex"], ["build_road", "Road", "edge"]]) {
+    ["build_city", "City", "vertex"], ["build_road", "Road", "edge"], ["build_ship", "Ship", "edge"]]) {
     if (!byType[type]) continue;
     const keys = byType[type].map((a) => a[field].join(","));
     parts.push(`<fieldset class="control"><legend>${label}</legend>
@@ -823,6 +904,19 @@ function renderControls() {
       <p class="small">You give:</p>${stepperInputs("trade-give", you.resources)}
       <p class="small">You get:</p>${stepperInputs("trade-get", {})}
       <div class="row"><button type="button" data-do="domestic">Offer the trade</button></div></details>`);
+  }
+  if (byType.choose_gold) {
+    parts.push(`<fieldset class="control"><legend>Gold: choose ${byType.choose_gold[0].count} cards</legend>
+      ${stepperInputs("gold", {})}
+      <div class="row"><button type="button" data-do="gold">Take them</button></div></fieldset>`);
+  }
+  const other = acts.filter((a) => !HANDLED.has(a.type));
+  if (other.length) {
+    parts.push(`<fieldset class="control"><legend>Other actions</legend>
+      <div class="row"><select id="other-action" aria-label="other action">${other.map((a, i) =>
+        `<option value="${i}">${esc(actionLabel(a))}</option>`).join("")}</select>
+      <button type="button" data-do="other">Do it</button></div></fieldset>`);
+    S.otherActions = other;
   }
   if (byType.end_turn) {
     parts.push(`<div class="row"><button type="button" data-do="simple" data-type="end_turn">End turn</button></div>`);
@@ -942,6 +1036,8 @@ function controlClicked(button) {
     case "maritime":
       return post({ type: "maritime_trade", player: me, give: $("sea-give").value, get: $("sea-get").value });
     case "domestic": return offerTrade();
+    case "gold": return post({ type: "choose_gold", player: me, cards: readSteppers("gold") });
+    case "other": return post(S.otherActions[Number($("other-action").value)]);
     case "simple": return post({ type: button.dataset.type, player: me });
     default: return undefined;
   }
