@@ -50,7 +50,7 @@ from catanatron_bridge import (  # noqa: E402
     port_vertices,
     road_length,
 )
-from conftest import V, build_roads, corner_path, fixed_board, roll  # noqa: E402
+from conftest import E, V, build_roads, corner_path, fixed_board, roll  # noqa: E402
 
 from companion import cli  # noqa: E402
 from companion.actions import (  # noqa: E402
@@ -811,3 +811,76 @@ def test_a_game_won_on_one_side_only_by_the_longest_road_card() -> None:
     assert run.ended == "winner differs by Longest Road (1.11)"
     assert run.bridge.holder("ROAD") != run.game.longest_road
     assert (run.bridge.winner() is None) != (run.game.winner_color is None)
+
+
+def take(run: Run, wanted: Action) -> list[dict]:
+    """Carry out ``wanted`` (our action) through catanatron's matching offer."""
+    for a in offers(run):
+        if a.action_type != ActionType.DISCARD and run.bridge.translate(a) == wanted:
+            return advance(run, a)[1]
+    raise AssertionError(f"catanatron does not offer {wanted}")
+
+
+def test_a_cut_that_hands_longest_road_to_a_third_player_is_an_off_turn_win() -> None:
+    """RULES.md 1.11.5 and 1.13.3 against catanatron's 1.13.2 deviation, in lockstep.
+
+    Three players on the fixed board: B holds Longest Road with a chain of 6; C has a chain of
+    5 and 8 points (a city, a settlement, 5 VP cards); on A's turn A settles on the middle
+    corner X of B's chain. B is cut to 3 and C, uniquely longest, takes the card and has 10
+    points outside their turn: catanatron declares C the winner at once; we let C win at the
+    start of C's turn.
+    """
+    b_chain = [V(-1, 0, "N"), V(0, -2, "S"), V(0, -1, "N"), V(1, -3, "S")]
+    b_chain += [V(0, -2, "N"), V(0, -3, "S"), V(-1, -1, "N")]
+    c_chain = [V(3, -1, "S"), V(2, 0, "N"), V(2, -1, "S"), V(1, 1, "N"), V(1, 0, "S")]
+    c_chain += [V(0, 2, "N")]
+    x, y, a_home = b_chain[3], V(1, -2, "N"), V(2, -3, "S")
+    run = start(fixed_board(), seed=8, players=3)
+    b, g = run.bridge, run.game
+    pa, pb, pc = b.colors
+    founding = [
+        (pa, a_home, corner_path(a_home, y)[0]),
+        (pb, b_chain[0], corner_path(*b_chain[:2])[0]),
+        (pc, c_chain[0], corner_path(*c_chain[:2])[0]),
+        (pc, V(-3, 3, "N"), E(-3, 3, "NE")),
+        (pb, V(-3, 2, "N"), E(-3, 2, "NE")),
+        (pa, V(-3, 1, "N"), E(-3, 1, "NE")),
+    ]
+    for who, settlement, road in founding:
+        take(run, BuildSettlement(who, settlement))
+        take(run, BuildRoad(who, road))
+
+    def turn(seat: int, *build: Action, cards: Cards | None = None) -> None:
+        """Seat ``seat`` rolls a 2 (never a 7), is dealt ``cards`` and takes ``build``."""
+        assert g.current == seat
+        roll_dice(run, (1, 1))
+        b.deal(seat, cards or Cards())
+        for action in build:
+            take(run, action)
+
+    turn(0)
+    take(run, EndTurn(pa))
+    b_roads = corner_path(*b_chain)[1:]
+    turn(1, *(BuildRoad(pb, e) for e in b_roads), cards=Cards.of(lumber=5, brick=5))
+    assert g.longest_road == b.holder("ROAD") == 1 and g.road_lengths[1] == 6
+    take(run, EndTurn(pb))
+    c_roads = corner_path(*c_chain)[1:]
+    c_cards = Cards.of(lumber=4, brick=4, grain=2, ore=3)
+    turn(2, *(BuildRoad(pc, e) for e in c_roads), BuildCity(pc, c_chain[0]), cards=c_cards)
+    for _ in range(5):
+        b.deal(2, Cards.of(wool=1, grain=1, ore=1))
+        buy = offer(run, BuyDevelopmentCard)
+        advance(run, CatAction(buy.color, buy.action_type, "VICTORY_POINT"), offered=False)
+    assert g.victory_points(2) == b.victory_points(2) == 8 and g.road_lengths[2] == 5
+    take(run, EndTurn(pc))
+    a_cards = Cards.of(lumber=2, brick=2, wool=1, grain=1)
+    turn(0, BuildRoad(pa, corner_path(y, x)[0]), BuildSettlement(pa, x), cards=a_cards)
+    assert finished(run)
+    assert run.ended == "catanatron declared an off-turn win (1.13.2)" and run.cut_seen
+    assert b.winner() == pc and g.winner_color is None
+    assert g.longest_road == 2 and g.victory_points(2) == 10
+    # Ours goes on: C wins when C's turn starts (1.13.3).
+    g.apply(EndTurn(pa))
+    g.apply(RollDice(pb, (1, 1)))
+    g.apply(EndTurn(pb))
+    assert g.phase == Phase.GAME_OVER and g.winner_color == pc
