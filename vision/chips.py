@@ -196,13 +196,12 @@ def _components(
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     r2 = radius * radius
     # Ink reaching the edge of the searched disc is the table, a rim or a finger, not print.
-    reach = np.zeros(count, np.float32)
-    np.maximum.at(reach, labels.ravel(), dist.ravel())
+    at_edge = set(np.unique(labels[dist > 0.9 * radius]).tolist())
     dot_ids: list[int] = []
     glyph_ids: list[int] = []
     for i in range(1, count):
         _, _, w, h, area = stats[i]
-        if area < 0.0015 * r2 or reach[i] > 0.9 * radius:
+        if area < 0.0015 * r2 or i in at_edge:
             continue
         fill = area / float(w * h)
         aspect = max(w, h) / max(1, min(w, h))
@@ -272,10 +271,10 @@ def glyph_features(glyphs: np.ndarray) -> np.ndarray:
     lo = lo.astype(np.int64) % _BINS
     hi = (lo + 1) % _BINS
     # Votes split linearly between the two nearest orientation bins.
-    votes = np.zeros((n, GLYPH_SIDE, GLYPH_SIDE, _BINS), np.float32)
-    idx = np.indices(batch.shape)
-    np.add.at(votes, (*idx, lo), mag * (1.0 - frac))
-    np.add.at(votes, (*idx, hi), mag * frac)
+    bins = np.arange(_BINS)
+    votes = (lo[..., None] == bins) * (mag * (1.0 - frac))[..., None] + (hi[..., None] == bins) * (
+        mag * frac
+    )[..., None]
     cells = votes.reshape(n, _CELLS, _CELL, _CELLS, _CELL, _BINS).sum(axis=(2, 4))
     blocks = np.concatenate(
         [cells[:, :-1, :-1], cells[:, :-1, 1:], cells[:, 1:, :-1], cells[:, 1:, 1:]], axis=3
