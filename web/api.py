@@ -8,6 +8,7 @@ consistent state; the public state comes from the Table's own snapshot.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import ipaddress
 import json
 import logging
@@ -110,8 +111,14 @@ def _guard() -> None:
 
 
 def _fingerprint(code: str) -> str:
-    """Ties a session to this table code: a binding does not outlive a new code."""
-    return hashlib.sha256(f"catan-companion:{code}".encode()).hexdigest()[:16]
+    """Ties a session to this table code: a binding does not outlive a new code.
+
+    Keyed with the app's secret: the session cookie is signed, not encrypted, and a bare hash
+    of a 6-character code could be reversed by trying every code.
+    """
+    key = current_app.secret_key
+    assert isinstance(key, bytes)  # create_app sets SECRET_KEY to bytes
+    return hmac.new(key, code.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def _viewer() -> str | None:
