@@ -821,27 +821,31 @@ def take(run: Run, wanted: Action) -> list[dict]:
     raise AssertionError(f"catanatron does not offer {wanted}")
 
 
-def test_a_cut_that_hands_longest_road_to_a_third_player_is_an_off_turn_win() -> None:
-    """RULES.md 1.11.5 and 1.13.3 against catanatron's 1.13.2 deviation, in lockstep.
+#: Three players on the fixed board, seats A, B, C. B's founding settlement starts a chain of 6
+#: sides through these corners; X (its middle corner) is two sides from A's home, by way of Y.
+#: C's founding settlement starts a chain of up to 5 sides; everyone's second settlement sits
+#: on the far west coast.
+B_CHAIN = (
+    V(-1, 0, "N"), V(0, -2, "S"), V(0, -1, "N"), V(1, -3, "S"), V(0, -2, "N"), V(0, -3, "S"),
+    V(-1, -1, "N"),
+)  # fmt: skip
+C_CHAIN = (V(3, -1, "S"), V(2, 0, "N"), V(2, -1, "S"), V(1, 1, "N"), V(1, 0, "S"), V(0, 2, "N"))
+X, Y, A_HOME = B_CHAIN[3], V(1, -2, "N"), V(2, -3, "S")
 
-    Three players on the fixed board: B holds Longest Road with a chain of 6; C has a chain of
-    5 and 8 points (a city, a settlement, 5 VP cards); on A's turn A settles on the middle
-    corner X of B's chain. B is cut to 3 and C, uniquely longest, takes the card and has 10
-    points outside their turn: catanatron declares C the winner at once; we let C win at the
-    start of C's turn.
+
+def cut_position(c_roads: int, c_vp_cards: int) -> Run:
+    """Lockstep game up to A's turn, just before A cuts B's road at X.
+
+    B has built its chain of 6 and holds Longest Road; C has built ``c_roads`` roads after its
+    founding road, a city on its home, and bought ``c_vp_cards`` VP cards.
     """
-    b_chain = [V(-1, 0, "N"), V(0, -2, "S"), V(0, -1, "N"), V(1, -3, "S")]
-    b_chain += [V(0, -2, "N"), V(0, -3, "S"), V(-1, -1, "N")]
-    c_chain = [V(3, -1, "S"), V(2, 0, "N"), V(2, -1, "S"), V(1, 1, "N"), V(1, 0, "S")]
-    c_chain += [V(0, 2, "N")]
-    x, y, a_home = b_chain[3], V(1, -2, "N"), V(2, -3, "S")
     run = start(fixed_board(), seed=8, players=3)
     b, g = run.bridge, run.game
     pa, pb, pc = b.colors
     founding = [
-        (pa, a_home, corner_path(a_home, y)[0]),
-        (pb, b_chain[0], corner_path(*b_chain[:2])[0]),
-        (pc, c_chain[0], corner_path(*c_chain[:2])[0]),
+        (pa, A_HOME, corner_path(A_HOME, Y)[0]),
+        (pb, B_CHAIN[0], corner_path(*B_CHAIN[:2])[0]),
+        (pc, C_CHAIN[0], corner_path(*C_CHAIN[:2])[0]),
         (pc, V(-3, 3, "N"), E(-3, 3, "NE")),
         (pb, V(-3, 2, "N"), E(-3, 2, "NE")),
         (pa, V(-3, 1, "N"), E(-3, 1, "NE")),
@@ -849,32 +853,52 @@ def test_a_cut_that_hands_longest_road_to_a_third_player_is_an_off_turn_win() ->
     for who, settlement, road in founding:
         take(run, BuildSettlement(who, settlement))
         take(run, BuildRoad(who, road))
-
-    def turn(seat: int, *build: Action, cards: Cards | None = None) -> None:
-        """Seat ``seat`` rolls a 2 (never a 7), is dealt ``cards`` and takes ``build``."""
-        assert g.current == seat
-        roll_dice(run, (1, 1))
-        b.deal(seat, cards or Cards())
-        for action in build:
-            take(run, action)
-
-    turn(0)
+    turn(run, 0)
     take(run, EndTurn(pa))
-    b_roads = corner_path(*b_chain)[1:]
-    turn(1, *(BuildRoad(pb, e) for e in b_roads), cards=Cards.of(lumber=5, brick=5))
+    b_roads = corner_path(*B_CHAIN)[1:]
+    turn(run, 1, *(BuildRoad(pb, e) for e in b_roads), cards=Cards.of(lumber=5, brick=5))
     assert g.longest_road == b.holder("ROAD") == 1 and g.road_lengths[1] == 6
     take(run, EndTurn(pb))
-    c_roads = corner_path(*c_chain)[1:]
-    c_cards = Cards.of(lumber=4, brick=4, grain=2, ore=3)
-    turn(2, *(BuildRoad(pc, e) for e in c_roads), BuildCity(pc, c_chain[0]), cards=c_cards)
-    for _ in range(5):
+    builds = [BuildRoad(pc, e) for e in corner_path(*C_CHAIN)[1 : 1 + c_roads]]
+    c_cards = Cards.of(lumber=c_roads, brick=c_roads, grain=2, ore=3)
+    turn(run, 2, *builds, BuildCity(pc, C_CHAIN[0]), cards=c_cards)
+    for _ in range(c_vp_cards):
         b.deal(2, Cards.of(wool=1, grain=1, ore=1))
         buy = offer(run, BuyDevelopmentCard)
         advance(run, CatAction(buy.color, buy.action_type, "VICTORY_POINT"), offered=False)
-    assert g.victory_points(2) == b.victory_points(2) == 8 and g.road_lengths[2] == 5
+    assert g.road_lengths[2] == 1 + c_roads
     take(run, EndTurn(pc))
-    a_cards = Cards.of(lumber=2, brick=2, wool=1, grain=1)
-    turn(0, BuildRoad(pa, corner_path(y, x)[0]), BuildSettlement(pa, x), cards=a_cards)
+    turn(
+        run,
+        0,
+        BuildRoad(pa, corner_path(Y, X)[0]),
+        cards=Cards.of(lumber=2, brick=2, wool=1, grain=1),
+    )
+    return run
+
+
+def turn(run: Run, seat: int, *build: Action, cards: Cards | None = None) -> None:
+    """Seat ``seat`` rolls a 2 (never a 7), is dealt ``cards`` and takes ``build``."""
+    assert run.game.current == seat
+    roll_dice(run, (1, 1))
+    run.bridge.deal(seat, cards or Cards())
+    for action in build:
+        take(run, action)
+
+
+def test_a_cut_that_hands_longest_road_to_a_third_player_is_an_off_turn_win() -> None:
+    """RULES.md 1.11.5 and 1.13.3 against catanatron's 1.13.2 deviation, in lockstep.
+
+    B holds Longest Road with a chain of 6; C has a chain of 5 and 8 points (a city, a
+    settlement, 5 VP cards); on A's turn A settles on X. B is cut to 3 and C, uniquely longest,
+    takes the card and has 10 points outside their turn: catanatron declares C the winner at
+    once; we let C win at the start of C's turn.
+    """
+    run = cut_position(c_roads=4, c_vp_cards=5)
+    b, g = run.bridge, run.game
+    pa, pb, pc = b.colors
+    assert g.victory_points(2) == b.victory_points(2) == 8
+    take(run, BuildSettlement(pa, X))
     assert finished(run)
     assert run.ended == "catanatron declared an off-turn win (1.13.2)" and run.cut_seen
     assert b.winner() == pc and g.winner_color is None
@@ -884,3 +908,16 @@ def test_a_cut_that_hands_longest_road_to_a_third_player_is_an_off_turn_win() ->
     g.apply(RollDice(pb, (1, 1)))
     g.apply(EndTurn(pb))
     assert g.phase == Phase.GAME_OVER and g.winner_color == pc
+
+
+def test_after_a_cut_catanatron_gives_longest_road_to_a_chain_below_5() -> None:
+    """RULES.md 1.11.5: B's chain of 6 is cut to 3 and 3, C's is 4: nobody has 5, so we set the
+    card aside; catanatron gives it to C, the longest. Points still agree without the card."""
+    run = cut_position(c_roads=3, c_vp_cards=0)
+    b, g = run.bridge, run.game
+    take(run, BuildSettlement(b.colors[0], X))
+    assert run.cut_seen and not finished(run)
+    # A: home to Y to X; B: 3 sides on each side of X; C: founding road and 3 more.
+    assert g.road_lengths == [2, 3, 4] and [b.road_length(p) for p in range(3)] == [2, 3, 4]
+    assert g.longest_road is None and b.holder("ROAD") == 2
+    assert b.victory_points(2) == g.victory_points(2) + 2
