@@ -443,7 +443,7 @@ def _run_board(args: argparse.Namespace) -> int:
             args,
             data,
             f"board lock self-check: right verdicts: {right}; re-found registration within "
-            f"{data['worst_refound_error_px']} px; {data['check_ms_median']} ms per check",
+            f"{data['worst_refound_error_px']} px; {data['check_cpu_ms_median']} ms CPU per check",
         )
         return 0
     store = ProfileStore()

@@ -210,3 +210,16 @@ def test_dataset_check_scores_labelled_photos(
     assert len(data["failures"]) == 1 and data["failures"][0].startswith("blank.png")
     assert "groundtruth.json" in fails(capsys, "colors", "--dataset", str(tmp_path / "nowhere"))
     assert "on its own" in fails(capsys, "colors", "--dataset", str(tmp_path), "--profile", "x")
+
+
+def test_self_checks_report_their_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    colours = run_json(capsys, "colors", "--synthetic", "1")
+    for light in ("neutral", "warm 2700 K", "cold 6500 K", "dim (40 %)"):
+        assert colours[light] == {
+            "terrain_accuracy": 1.0,
+            "piece_accuracy": 1.0,
+            "empty_sites_read_as_pieces": 0,
+        }
+    lock = run_json(capsys, "board", "--synthetic", "1")
+    assert set(lock["right"].values()) == {1}
+    assert lock["worst_refound_error_px"] < 1.0
