@@ -9,7 +9,7 @@ and load it by path). Its shape::
       "expansion": "seafarers",
       "rules": {"ships": 15, "victory_points": 14},          # any companion.game.Rules field
       "hooks": [{"hook": "founding_area", "areas": ["main"], "rule": "4.1.2"}, ...],
-      "setup": {"red_adjacent": false, "red_on_gold": false},
+      "checks": {"S1-RED-MAIN": {"hexes": "@main"}, "SEA-POOL-HEX": {}, ...},
       "layouts": {
         "4": {
           "rows": [{"r": -3, "q": 0, "hexes": "sea sea ?@main fields:5@small ..."}, ...],
@@ -21,6 +21,11 @@ and load it by path). Its shape::
         }
       }
     }
+
+``checks`` names the set-up rules of RULES.md §7 that apply (see :mod:`companion.setup_check`),
+with their parameters; ``"@AREA"`` stands for the hexes of an area. The variable set-up draws
+chips until the chip rules among them hold, and ``catan-companion check-setup --scenario ID``
+checks a table's board against the same rules.
 
 A hex token is ``TERRAIN[:NUMBER][@AREA...]``; ``?`` as the terrain or the number draws it at
 random from the material of the token's first area (the variable set-up), e.g. ``?:?@main``;
@@ -54,11 +59,11 @@ from companion.board import (
     Tile,
     edge,
     edge_vertices,
-    hex_neighbours,
     iter_coast_sides,
 )
 from companion.game import Rules
 from companion.hooks import make_hook
+from companion.setup_check import RULES, Layout, SetupSpec, check_board, check_layout
 
 FORMAT = "catan-companion-scenario/1"
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
@@ -96,6 +101,8 @@ class Scenario:
     areas: dict[str, frozenset[Hex]]
     catan_chips: int
     source: Path
+    #: the set-up rules (RULES.md §7) the board obeys, for the checker
+    setup: SetupSpec
 
 
 def list_scenarios() -> list[str]:
@@ -136,17 +143,22 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
     rng = random.Random(seed)
     tokens, areas, material_area = _parse_rows(layout["rows"])
     material = layout.get("material", {})
-    setup = data.get("setup", {})
-    tiles = _lay(tokens, material_area, material, setup, rng)
+    spec = _setup_spec(data, layout, players, tokens, areas)
+    tiles = _lay(tokens, material_area, material, spec, players, rng)
     board = Board("seafarers", tiles, [])
     board.harbors = _harbors(layout, rng, board)
     board.robber = _place(layout.get("robber"), board, "robber", land=True)
     board.pirate = _place(layout.get("pirate"), board, "pirate", land=False)
     catan_chips = int(layout.get("catan_chips", 0))
-    rules_data = {**data.get("rules", {}), **layout.get("rules", {})}
     hooks = tuple(dict(h) for h in data.get("hooks", ()))
     hooks += tuple(dict(h) for h in layout.get("hooks", ()))
+    # The box first (counting the face-down stacks), then the file's own set-up rules.
     _check_pool(board, catan_chips, [h["stack"] for h in hooks if "stack" in h])
+    violations = check_board(board, spec, players).violations
+    if violations:
+        v = violations[0]
+        raise ScenarioError(f"the laid-out board breaks {v.rule}: {v.message}")
+    rules_data = {**data.get("rules", {}), **layout.get("rules", {})}
     area_json = {name: [list(h) for h in sorted(hexes)] for name, hexes in areas.items()}
     rules = replace(Rules.for_players(players), **_rules_fields(rules_data))
     rules = replace(rules, hooks=hooks, areas=area_json)
@@ -162,6 +174,7 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
         areas=frozen_areas,
         catan_chips=catan_chips,
         source=path,
+        setup=spec,
     )
 
 
@@ -203,7 +216,8 @@ def _lay(
     tokens: dict[Hex, tuple[str, str | None]],
     area_of: dict[Hex, str],
     material: Mapping[str, Any],
-    setup: Mapping[str, Any],
+    spec: SetupSpec,
+    players: int,
     rng: random.Random,
 ) -> dict[Hex, Tile]:
     """Fixed hexes as written; random ones drawn from their material area's table."""
@@ -239,6 +253,7 @@ def _lay(
             if not number.isdigit() or int(number) not in CHIP_VALUES:
                 raise ScenarioError(f"hex {h}: {number!r} is not a chip value")
             numbers[h] = int(number)
+    bags: list[tuple[list[Hex], list[int]]] = []
     for area, hexes in sorted(random_chip.items(), key=lambda kv: str(kv[0])):
         pool = Counter({int(k): v for k, v in material.get(area, {}).get("chips", {}).items()})
         fixed = Counter(numbers[h] for h in numbers if area_of.get(h) == area)
@@ -248,38 +263,95 @@ def _lay(
                 f"chips of area {area!r}: the table lists {_show(pool)} but the map has "
                 f"{_show(fixed)} fixed and {len(hexes)} random chips"
             )
-        bag = list(left.elements())
-        for _ in range(10_000):
+        bags.append((sorted(hexes), list(left.elements())))
+    # Every area's chips at once, drawn again until the scenario's chip rules hold (rejection
+    # sampling: each legal placement is equally likely).
+    for _ in range(20_000):
+        trial = dict(numbers)
+        for hexes, bag in bags:
             rng.shuffle(bag)
-            trial = {**numbers, **dict(zip(sorted(hexes), bag, strict=True))}
-            if _chips_ok(trial, terrain, setup):
-                numbers = trial
-                break
-        else:
-            raise ScenarioError(f"area {area!r}: no chip placement satisfies the set-up rules")
+            trial.update(zip(hexes, bag, strict=True))
+        if _chips_ok(trial, terrain, spec, players):
+            numbers = trial
+            break
+    else:
+        raise ScenarioError("no chip placement satisfies the scenario's chip rules")
     for h in numbers:
         if not terrain[h].is_land or terrain[h] == Terrain.DESERT:
             raise ScenarioError(f"hex {h}: a {terrain[h].value} hex carries no chip (3.1.6)")
     return {h: Tile(terrain[h], numbers.get(h)) for h in sorted(tokens)}
 
 
-def _chips_ok(numbers: dict[Hex, int], terrain: dict[Hex, Terrain], setup: Mapping) -> bool:
-    """The variable set-up's chip rules: red numbers (6, 8) not adjacent and not on gold when
-    the scenario says so, and numbers some terrains may not carry (4.2.6)."""
-    for ban in setup.get("forbidden_numbers", ()):
-        terrains, banned = set(ban["terrains"]), set(ban["numbers"])
-        if any(n in banned and terrain[h].value in terrains for h, n in numbers.items()):
-            return False
-    for h, n in numbers.items():
-        if n not in (6, 8):
-            continue
-        if not setup.get("red_on_gold", True) and terrain[h] == Terrain.GOLD:
-            return False
-        if not setup.get("red_adjacent", True) and any(
-            numbers.get(x) in (6, 8) for x in hex_neighbours(h)
-        ):
-            return False
-    return True
+def _chips_ok(
+    numbers: dict[Hex, int], terrain: dict[Hex, Terrain], spec: SetupSpec, players: int
+) -> bool:
+    """Whether the chip rules among the scenario's checks hold for this placement."""
+    chip_rules = [r for r in spec.rules if RULES[r].constraints is not None]
+    if not chip_rules:
+        return True
+    tiles = {h: Tile(t, numbers.get(h)) for h, t in terrain.items()}
+    layout = Layout.of(Board("seafarers", tiles), spec, players)
+    return not check_layout(layout, chip_rules)
+
+
+def _setup_spec(
+    data: Mapping[str, Any],
+    layout: Mapping[str, Any],
+    players: int,
+    tokens: dict[Hex, tuple[str, str | None]],
+    areas: dict[str, set[Hex]],
+) -> SetupSpec:
+    """The scenario's set-up as the checker sees it: material, harbours and §7 checks."""
+    material = layout.get("material", {})
+    terrains: Counter[Terrain] = Counter()
+    chips: Counter[int] = Counter()
+    tabled = set()
+    for area, table in material.items():
+        terrains.update({Terrain(k): int(v) for k, v in table.get("terrain", {}).items()})
+        chips.update({int(k): int(v) for k, v in table.get("chips", {}).items()})
+        tabled |= areas.get(area, set())
+    for h, (terrain, number) in tokens.items():
+        if h not in tabled and terrain not in ("?", Terrain.UNEXPLORED.value):
+            terrains[Terrain(terrain)] += 1
+            if number and number != "?":
+                chips[int(number)] += 1
+    kinds = Counter(layout.get("harbor_pool", []) + layout.get("random_harbors", []))
+    kinds.update(h["kind"] for h in layout.get("harbors", []) if h["kind"] != "?")
+    sites = tuple(((h["q"], h["r"]), h["side"]) for h in layout.get("harbors", []))
+    checks = {**data.get("checks", {}), **layout.get("checks", {})}
+    unknown = set(checks) - set(RULES)
+    if unknown:
+        raise ScenarioError(f"checks: unknown rule {sorted(unknown)[0]!r}")
+    return SetupSpec(
+        name=str(data["id"]),
+        kind="seafarers",
+        players=(players,),
+        frame=tuple(sorted(tokens)),
+        terrains=dict(terrains),
+        chips=dict(chips),
+        harbor_kinds=dict(kinds),
+        harbor_sites=sites or None,
+        rules=tuple(checks),
+        params={rid: _area_params(p, areas) for rid, p in checks.items()},
+    )
+
+
+def _area_params(params: Mapping[str, Any], areas: dict[str, set[Hex]]) -> dict[str, Any]:
+    """Parameters with ``"@AREA"`` replaced by that area's hexes."""
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, str) and v.startswith("@"):
+            if v[1:] not in areas:
+                raise ScenarioError(f"checks: unknown area {v!r}")
+            out[k] = [list(h) for h in sorted(areas[v[1:]])]
+        else:
+            out[k] = v
+    return out
+
+
+def setup_spec(name_or_path: str | Path, players: int) -> SetupSpec:
+    """The set-up spec of a scenario file for ``players`` (for the checker and the page)."""
+    return load_scenario(name_or_path, players, seed=0).setup
 
 
 def _harbors(layout: Mapping[str, Any], rng: random.Random, board: Board) -> list[Harbor]:

@@ -188,11 +188,28 @@ def spec_for(scenario: str | None = None, players: int | None = None) -> SetupSp
         scenario = "5-6" if players is not None and players >= 5 else "base"
     spec = SPECS.get(scenario)
     if spec is None:
-        raise SpecError(f"--scenario {scenario!r}: known scenarios are {', '.join(sorted(SPECS))}")
+        spec = _scenario_file_spec(scenario, players)
+    if spec is None:
+        from companion.scenario import list_scenarios
+
+        known = ", ".join(sorted(SPECS) + list_scenarios())
+        raise SpecError(f"--scenario {scenario!r}: known scenarios are {known}")
     if players is not None and players not in spec.players:
         allowed = "/".join(str(p) for p in spec.players)
         raise SpecError(f"--players {players}: scenario {spec.name!r} is for {allowed} players")
     return spec
+
+
+def _scenario_file_spec(scenario: str, players: int | None) -> SetupSpec | None:
+    """The spec of a scenario file (companion/scenarios), or None if there is no such file."""
+    from companion.scenario import ScenarioError, list_scenarios, setup_spec
+
+    if scenario not in list_scenarios() and not scenario.endswith(".json"):
+        return None
+    try:
+        return setup_spec(scenario, players or 4)
+    except ScenarioError as exc:
+        raise SpecError(str(exc)) from None
 
 
 # --- the board as integer-indexed lists ---------------------------------------------------

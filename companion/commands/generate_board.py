@@ -13,6 +13,7 @@ import random
 import sys
 
 from companion.generate import BALANCES, generate_board
+from companion.scenario import list_scenarios, load_scenario
 from companion.setup_check import draw_board, spec_for
 
 log = logging.getLogger(__name__)
@@ -35,10 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.players not in (3, 4, 5, 6):
         raise ValueError(f"--players {args.players}: choose 3, 4, 5 or 6")
-    spec = spec_for(args.scenario, args.players)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    g = generate_board(spec, seed, args.balance)
     log.info("seed %d (pass --seed %d to get this board again)", seed, seed)
+    if args.scenario in list_scenarios() or (args.scenario or "").endswith(".json"):
+        # A scenario file lays out its own map: its outlines stay, its variable set-up is
+        # drawn by its own rules (balance levels apply to open frames only).
+        return _print_scenario(args, seed)
+    spec = spec_for(args.scenario, args.players)
+    g = generate_board(spec, seed, args.balance)
     if args.json:
         doc = g.board.to_json()
         doc["generator"] = {
@@ -61,4 +66,19 @@ def run(args: argparse.Namespace) -> int:
         f"{b.same_terrain_pairs}, 2:1 harbours on their resource {b.harbours_on_own_resource}, "
         f"corners {b.min_inland_corner}-{b.max_corner} pips"
     )
+    return 0
+
+
+def _print_scenario(args: argparse.Namespace, seed: int) -> int:
+    scenario = load_scenario(args.scenario, args.players, seed=seed)
+    if args.json:
+        doc = scenario.board.to_json()
+        doc["generator"] = {"scenario": scenario.id, "seed": seed, "balance": "scenario"}
+        json.dump(doc, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{scenario.title} ({scenario.id}), {args.players} players, seed {seed}:")
+    print(draw_board(scenario.board))
+    harbours = ", ".join(f"{h.kind} at {(h.q, h.r)} {h.side}" for h in scenario.board.harbors)
+    print(f"harbours: {harbours}")
     return 0

@@ -400,3 +400,31 @@ def test_fog_islands_replay_from_the_journal_rebuilds_the_explored_board(tmp_pat
     again = JournaledGame.open(tmp_path / "fog.sqlite")
     assert again.game.snapshot() == jg.game.snapshot()
     again.close()
+
+
+def test_the_setup_checker_knows_the_scenario_files(tmp_path, capsys):
+    from companion.cli import main
+
+    s = load_scenario("four-islands", 4, seed=6)
+    path = tmp_path / "four.json"
+    s.board.save(path)
+    assert main(["check-setup", str(path), "--scenario", "four-islands", "--players", "4"]) == 0
+    # a 2 on a forest breaks the scenario's own check (4.2.6, as the file configures it)
+    data = json.loads(path.read_text())
+    forest = next(h for h in data["hexes"] if h["terrain"] == "forest")
+    two = next(h for h in data["hexes"] if h.get("number") == 2)
+    forest["number"], two["number"] = two["number"], forest["number"]
+    path.write_text(json.dumps(data))
+    assert main(["check-setup", str(path), "--scenario", "four-islands", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert "S2-FOREST-PASTURE-NUMBERS" in {v["rule"] for v in report["violations"]}
+
+
+def test_generate_board_for_a_scenario_keeps_its_outlines(capsys):
+    from companion.cli import main
+
+    assert main(["generate-board", "--scenario", "four-islands", "--seed", "4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    reference = load_scenario("four-islands", 4, seed=4).board
+    sea = {(h["q"], h["r"]) for h in doc["hexes"] if h["terrain"] == "sea"}
+    assert sea == {h for h, t in reference.tiles.items() if t.terrain == Terrain.SEA}
