@@ -161,7 +161,8 @@ def test_repeated_commands_never_run_twice(tower_process: TowerProcess) -> None:
         after = tower.ping()
     assert after.boot_id == before.boot_id
     assert after.executed - before.executed == 50  # each command ran once...
-    assert after.duplicates - before.duplicates == 50  # ...and its copy was answered from cache
+    # ...and its copy was answered from the cache (so were resends, on a slow machine)
+    assert after.duplicates - before.duplicates >= 50
     assert tower.stats["stale_replies"] >= 50  # the second answers, recognised and dropped
     assert len(rolls) == 10
 
