@@ -33,7 +33,7 @@ from companion.game import Game, IllegalAction, Phase
 from companion.journal import JournalError
 from companion.setup_check import SpecError, check_board
 from companion.stats import board_stats
-from companion.table import ApplyAction, Command, Inspect, Undo
+from companion.table import ApplyAction, Command, Inspect, Table, Undo
 from web.app import WebContext, error_response
 from web.security import codes_match
 from web.stats import dice_stats
@@ -159,10 +159,11 @@ def _csrf() -> str:
 # -- the table -------------------------------------------------------------------------------
 
 
-def _call(command: Command) -> Any:
-    """Send ``command`` to the Table; turn its refusals into answers that say what to fix."""
+def _call(command: Command, table: Table | None = None) -> Any:
+    """Send ``command`` to the Table (this app's, unless given: a live stream runs outside the
+    request); turn its refusals into answers that say what to fix."""
     try:
-        return _ctx().table.call(command)
+        return (table or _ctx().table).call(command)
     except IllegalAction as exc:
         raise ApiError(409, str(exc), rule=exc.rule) from None
     except ActionError as exc:
@@ -187,7 +188,7 @@ def viewer_state(ctx: WebContext, player: str | None) -> dict[str, Any]:
         view["parts"] = dict(table.parts)
         return view
 
-    return table.call(Inspect(read))
+    return _call(Inspect(read), table)
 
 
 def _redacted(update: dict[str, Any], player: str | None) -> list[dict[str, Any]]:
@@ -428,10 +429,14 @@ def get_stats() -> Response:
     table = ctx.table
 
     def read(game: Game) -> dict[str, Any]:
-        rolls = [a for a in table.jgame.history if isinstance(a, RollDice) and a.dice]
+        rolls = [
+            (a.dice, a.source)
+            for a in table.jgame.history
+            if isinstance(a, RollDice) and a.dice is not None
+        ]
         return {
-            "dice": dice_stats([a.dice for a in rolls if a.dice]),
-            "table_dice": dice_stats([a.dice for a in rolls if a.dice and a.source in TABLE_DICE]),
+            "dice": dice_stats([dice for dice, _ in rolls]),
+            "table_dice": dice_stats([dice for dice, source in rolls if source in TABLE_DICE]),
             "board": _board_stats(game),
             "setup": _setup(game),
         }
