@@ -21,6 +21,7 @@ import argparse
 import itertools
 import json
 import logging
+import math
 import sys
 import time
 from collections import Counter, deque
@@ -63,7 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="self-check: N views rendered through a known camera; nothing is saved",
     )
     p.add_argument("--profile", help="profile to store the camera in (not with --synthetic)")
-    p.add_argument("--max-seconds", type=float, default=180.0, help="live: give up after this")
+    p.add_argument("--max-seconds", type=float, default=180.0, help="live: stop after this")
+    p.add_argument(
+        "--interval", type=float, default=0.4, help="live: seconds between views examined"
+    )
+    p.add_argument(
+        "--views", type=int, default=16, help="live: stop once ready with this many views"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
     p = steps.add_parser("colors", help="terrain and player colours from the set-up board")
@@ -210,7 +217,8 @@ def _camera_frames(index: int, max_seconds: float) -> Iterator[np.ndarray]:
         while time.monotonic() < deadline:
             ok, frame = cap.read()
             if not ok:
-                raise OSError(f"camera {index} stopped delivering frames")
+                log.warning("camera %d stopped delivering frames", index)
+                return
             yield frame
     finally:
         cap.release()
@@ -246,27 +254,33 @@ def _run_camera(args: argparse.Namespace) -> int:
         frames: Iterator[np.ndarray] = (read_image(p) for p in _image_paths(args.images))
     else:
         frames = _camera_frames(args.camera, args.max_seconds)
-    last = 0.0
-    for frame in frames:
-        h, w = frame.shape[:2]
-        if collector is None:
-            collector = ViewCollector(pattern, (w, h))
-            log.info("looking for a %s in %dx%d frames", pattern.describe(), w, h)
-        if args.camera is not None and time.monotonic() - last < 0.4:
-            continue  # live: the detector needs time, and near-identical frames add nothing
-        last = time.monotonic()
-        fb = collector.add(frame)
-        reasons["accepted" if fb.accepted else fb.reason.split(" (")[0].split(":")[0]] += 1
+        log.info("show the pattern; Ctrl-C finishes with the views kept so far")
+    last = -math.inf
+    try:
+        for frame in frames:
+            h, w = frame.shape[:2]
+            if collector is None:
+                collector = ViewCollector(pattern, (w, h))
+                log.info("looking for a %s in %dx%d frames", pattern.describe(), w, h)
+            if args.camera is not None and time.monotonic() - last < args.interval:
+                continue  # live: near-identical frames add nothing, the detector needs time
+            last = time.monotonic()
+            fb = collector.add(frame)
+            reasons["accepted" if fb.accepted else fb.reason.split(" (")[0].split(":")[0]] += 1
+            log.info(
+                "%s | views %d, coverage %.0f%%, tilted %d | %s",
+                "kept" if fb.accepted else fb.reason,
+                fb.views,
+                100 * fb.coverage,
+                fb.tilted_views,
+                fb.hint,
+            )
+            if args.camera is not None and fb.ready and fb.views >= args.views:
+                break
+    except KeyboardInterrupt:
         log.info(
-            "%s | views %d, coverage %.0f%%, tilted %d | %s",
-            "kept" if fb.accepted else fb.reason,
-            fb.views,
-            100 * fb.coverage,
-            fb.tilted_views,
-            fb.hint,
+            "stopped: solving with the %d views kept", len(collector.views) if collector else 0
         )
-        if args.camera is not None and fb.ready and fb.views >= collector.min_views + 4:
-            break
     if collector is None:
         raise ValueError("no frames to calibrate from")
     result = collector.solve()

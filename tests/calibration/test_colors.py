@@ -288,3 +288,16 @@ def test_a_board_partly_outside_the_picture(learned) -> None:
     assert unseen and all(labels[h][1] == 0.0 for h in unseen)
     seen = [h for h in hexes if h not in unseen]
     assert sum(labels[h][0] == board.tiles[h].terrain for h in seen) >= len(seen) - 1
+
+
+def test_six_players_on_the_5_6_board() -> None:
+    six = ("red", "blue", "orange", "white", "green", "brown")
+    board = with_setup_pieces(random_board(6, seed=3), six, 3)
+    render = photo(board, 3)
+    profile = learn_colors(
+        render.image, render.homography, sorted(board.tiles), kind="5-6", players=six
+    )
+    assert set(profile.players) == set(six)
+    game = with_setup_pieces(random_board(6, seed=1003), six, 1003)
+    for light in ({}, LIGHTS["warm 2700 K"]):
+        assert accuracy(profile, game, photo(game, 3, rotation_deg=100.0, **light)) == (1.0, 1.0, 0)

@@ -223,3 +223,49 @@ def test_self_checks_report_their_figures(capsys: pytest.CaptureFixture[str]) ->
     lock = run_json(capsys, "board", "--synthetic", "1")
     assert set(lock["right"].values()) == {1}
     assert lock["worst_refound_error_px"] < 1.0
+
+
+class FakeCamera:
+    """Stands in for cv2.VideoCapture: plays a list of frames, then stops."""
+
+    frames: list[np.ndarray] = []
+
+    def __init__(self, index: int) -> None:
+        self.opened = index == 0
+        self.queue = list(FakeCamera.frames)
+
+    def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+        return self.opened
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        return (True, self.queue.pop(0)) if self.queue else (False, None)
+
+    def release(self) -> None:
+        self.queue = []
+
+
+def test_live_camera_calibration_and_grab(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], board_photos
+) -> None:
+    import calibration.commands as commands
+
+    monkeypatch.setattr(commands.cv2, "VideoCapture", FakeCamera)
+    pattern = Pattern()
+    poses = random_poses(pattern, SELF_CHECK_CAMERA, 5, rng=31)
+    views = [
+        cv2.cvtColor(render_view(pattern, SELF_CHECK_CAMERA, p, rng=i), cv2.COLOR_GRAY2BGR)
+        for i, p in enumerate(poses)
+    ]
+    # The camera shows a blank table first, then the pattern, then stops.
+    FakeCamera.frames = [np.full((600, 800, 3), 90, np.uint8), *views]
+    data = run_json(capsys, "camera", "--profile", "live", "--camera", "0", "--interval", "0")
+    assert data["frames"] == {"pattern not found": 1, "accepted": 5}
+    assert data["rms_px"] < 0.5
+    assert "cannot open camera 1" in fails(capsys, "camera", "--profile", "x", "--camera", "1")
+    # One frame is grabbed for the colour step, after the exposure settles.
+    board = cv2.imread(str(board_photos["neutral"]))
+    FakeCamera.frames = [np.zeros_like(board)] * 14 + [board]
+    data = run_json(capsys, "colors", "--profile", "live", "--camera", "0", "--players", PLAYERS)
+    assert data["players"] == sorted(PLAYERS.split(","))
+    FakeCamera.frames = []
+    assert "gave no frame" in fails(capsys, "board", "--profile", "live", "--camera", "0")
