@@ -6,8 +6,10 @@ with the robber and a steal, a production roll, a refused trade, a trade offered
 and accepted on the other, an undo. A second game, moved
 forward from Python, goes through the remaining controls: bank trade, buying development cards
 (the drawn card entered), Year of Plenty, a discard, the robber by tapping a hex, Monopoly,
-leaving and a wrong code. Screenshots at 360 px and 1920 px go to artifacts/web/ (gitignored).
-A last test measures the latency from the Table publishing an update to the page showing it.
+leaving and a wrong code. Smaller tests: a Seafarers coast (road or ship), a restarted
+companion, names that look like HTML. Screenshots at 360 px and 1920 px go to artifacts/web/
+(gitignored). One test measures the latency from the Table publishing an update to the page
+showing it.
 """
 
 from __future__ import annotations
@@ -607,3 +609,23 @@ def _coastal_corner(game: Game) -> str:
         if any(not game.hex_land[h] for h in hexes) and any(game.hex_land[h] for h in hexes):
             return ",".join(map(str, a.vertex))
     raise AssertionError("no coastal corner")
+
+
+def test_names_are_shown_as_text_never_as_markup(browser: Any, tmp_path: Path) -> None:
+    """A player named like HTML is printed as it is: nothing of it becomes part of the page."""
+    name = '<img src=x onerror="document.body.dataset.hacked=1">'
+    table = make_table(tmp_path / "g.sqlite", players=[name, "blue"])
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        table.call(ApplyAction(inspect(table, lambda g: g.legal_actions()[0]), source="test"))
+        screen.wait_version(1)
+        assert screen.page.locator("#players img, #log img, #board img").count() == 0
+        assert name in screen.page.text_content("#players")  # shown, as text
+        assert name in screen.page.text_content("#log")
+        assert screen.page.evaluate("() => document.body.dataset.hacked") is None
+        assert screen.errors == []
+        screen.close()
+    finally:
+        server.close()
+        table.stop()

@@ -689,7 +689,7 @@ function drawSpots() {
       const what = a.type === "build_city" ? "Upgrade to a city" : "Build a settlement";
       // r = 0.3 hex radii: a finger-sized target on a phone; corners are 1.0 apart.
       html += `<circle class="spot" cx="${x}" cy="${y}" r="0.3" tabindex="0" role="button"
-        data-type="${a.type}" data-key="${esc(key)}" aria-label="${what} ${esc(spotName("vertex", key))}"></circle>`;
+        data-type="${esc(a.type)}" data-key="${esc(key)}" aria-label="${what} ${esc(spotName("vertex", key))}"></circle>`;
     } else if (a.type === "build_road" || a.type === "build_ship") {
       const key = a.edge.join(",");
       edgeKinds.set(key, [...(edgeKinds.get(key) || []), a.type === "build_road" ? "road" : "ship"]);
