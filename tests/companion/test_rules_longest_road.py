@@ -75,6 +75,15 @@ def test_a_tie_keeps_the_holder_and_strictly_longer_takes_it(lr: Game) -> None:
     assert (lr.victory_points(0), lr.victory_points(2)) == (vp_red - 2, vp_white + 2)
 
 
+def test_a_chain_runs_on_through_its_owners_own_settlement(lr: Game) -> None:
+    # red's settlement at COAST[20] sits between COAST[21] and COAST[19]
+    on_turn(lr, "red")
+    build_roads(lr, "red", walk(19, 17) + coast(20, 21))
+    assert length(lr, "red") == 4
+    build_roads(lr, "red", walk(17, 16))
+    assert length(lr, "red") == 5 and holder(lr) == "red"
+
+
 def test_branches_do_not_add_to_the_length(lr: Game) -> None:
     on_turn(lr, "red")
     build_roads(lr, "red", walk(19, 16))
