@@ -116,10 +116,11 @@ def read_board(
     if reg.kind != "seafarers" and sea.any():
         warnings.append(f"uncertain: {int(sea.sum())} hex(es) of a {reg.kind} board look like sea")
         sea[:] = False
+    discs = _chip_discs(top, plane_to_top, reg)
     feats = hex_features(top, plane_to_top, reg.hexes)
     terrain = classify_terrain(feats, kind=reg.kind, sea=sea)
 
-    numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, warnings)
+    numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, discs, warnings)
 
     tiles: dict[Hex, Tile] = {}
     for i, h in enumerate(reg.hexes):
@@ -250,12 +251,29 @@ def _known_discs(
     return out
 
 
+def _chip_discs(
+    top: np.ndarray, plane_to_top: np.ndarray, reg: Registration
+) -> dict[Hex, tuple[float, float, float]]:
+    """Each hex's chip disc ``(x, y, radius)`` in top-view pixels (see :func:`chip_disc`)."""
+    px = float(plane_to_top[0, 0])
+    known = _known_discs(reg, plane_to_top)
+    # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own.
+    sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
+    nominal = float(np.median(sizes)) if len(sizes) >= 3 else _CHIP_CROP * px / 2
+    out = {}
+    for h in reg.hexes:
+        centre = project(plane_to_top, np.array([hex_center(h)]))[0]
+        out[h] = chip_disc(top, centre, px, known.get(h), nominal)
+    return out
+
+
 def _read_chips(
     image: np.ndarray | None,
     top: np.ndarray,
     plane_to_top: np.ndarray,
     reg: Registration,
     terrain: list[TerrainReading],
+    discs: dict[Hex, tuple[float, float, float]],
     warnings: list[str],
 ) -> tuple[dict[Hex, int | None], dict[Hex, float]]:
     """Crop every chip from the top view and read them, jointly when the counts are known."""
@@ -266,19 +284,13 @@ def _read_chips(
     except (ImportError, OSError) as exc:
         warnings.append(f"uncertain: no chip reader available ({exc}); numbers are not read")
         return {}, {}
-    px = float(plane_to_top[0, 0])
     top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
-    known = _known_discs(reg, plane_to_top)
-    # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own.
-    sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
-    nominal = float(np.median(sizes)) if len(sizes) >= 3 else _CHIP_CROP * px / 2
     hexes: list[Hex] = []
     readings = []
     for i, h in enumerate(reg.hexes):
         if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
             continue
-        centre = project(plane_to_top, np.array([hex_center(h)]))[0]
-        disc = chip_disc(top, centre, px, known.get(h), nominal)
+        disc = discs[h]
         crop = photo_chip_crop(image, top_to_image, disc) if image is not None else None
         if crop is None:
             crop = chip_crop(top, disc)

@@ -448,7 +448,8 @@ def _score(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, ref_radius: float) -
     a sixth of them by chance; real chips sit on the lattice nearly all).
     """
     inl, same_size = _inliers(h, pts, rad, ref_radius, with_sizes=True)
-    if inl.sum() < 3:
+    # Fewer than five discs is no lattice worth the name (three light hexes make one).
+    if inl.sum() < 5:
         return 0.0
     cells = plane_to_axial(project(np.linalg.inv(h), pts))
     lo = cells[inl].min(axis=0) - 1.0
