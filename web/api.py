@@ -343,7 +343,17 @@ def post_action() -> Response:
 
 @api.post("/undo")
 def post_undo() -> Response:
-    _require_player()
+    player = _require_player()
+    table = _ctx().table
+
+    def last_player(game: Game) -> str | None:
+        return table.jgame.history[-1].player if table.jgame.history else None
+
+    # A player takes back their own last action, not someone else's. (Another action may
+    # slip in between this check and the undo; at a table that is a rare, visible race.)
+    last = _call(Inspect(last_player))
+    if last is not None and last != player:
+        raise ApiError(403, f"the last action is {last}'s: only {last} can undo it")
     events = _call(Undo(source="web"))
     state = _ctx().table.state()
     return jsonify(

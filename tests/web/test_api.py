@@ -401,6 +401,14 @@ def test_undo_takes_back_the_last_action(client: FlaskClient, table: Table) -> N
     assert table.jgame.journal.length == 2  # journaled, not erased
 
 
+def test_only_the_player_of_the_last_action_undoes_it(client: FlaskClient, table: Table) -> None:
+    table.call(ApplyAction(first_legal(table), source="test"))  # red's settlement
+    r = client.post("/api/undo", headers=bind(client, "blue"))
+    assert r.status_code == 403 and "only red can undo" in error_of(r)
+    assert table.state()["action_count"] == 1
+    assert client.post("/api/undo", headers=bind(client, "red")).status_code == 200
+
+
 def test_stats_count_the_rolls(client: FlaskClient, table: Table) -> None:
     play_founding(table)
     table.call(ApplyAction(RollDice("red", (2, 3), source="manual"), source="test"))

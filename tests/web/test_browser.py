@@ -315,6 +315,7 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
     offer.wait_for()
     assert f"1 {give} for your 1 {get}" in offer.text_content()
     assert "Waiting for Red" in blue.text_content("#offers")
+    phones["red"].shot("phone-360-red-offer")
     version = _version(table)
     offer.get_by_role("button", name="Accept", exact=True).click()
     screen.wait_version(version + 1)
