@@ -16,6 +16,7 @@ action the test checks, against its own independent bookkeeping:
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from dataclasses import replace
@@ -281,6 +282,11 @@ def test_random_legal_games_keep_every_invariant(
             assert_refused(game, trade)
         game.apply(choice, journal=resolved.append)
         check_invariants(game, cache)
+    # the snapshot and the views are JSON documents, and the snapshot survives the trip
+    assert json.loads(json.dumps(game.snapshot())) == game.snapshot()
+    json.dumps(game.public_view())
+    for colour in game.players:
+        json.dumps(game.private_view(colour))
     # the resolved actions, through JSON, replay to the same state with no randomness at all
     replay = Game(random_board(4, seed=board_seed), COLOURS[:players], rng=NoRandomness())
     for a in resolved:
