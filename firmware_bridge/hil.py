@@ -42,10 +42,23 @@ class FirmwareBuild:
     test_core: Path
 
 
-def build_firmware(build_dir: Path, targets: tuple[str, ...] = ("all", "harness")) -> None:
-    """Runs the firmware Makefile into ``build_dir``; raises HarnessError with make's output."""
+def build_firmware(
+    build_dir: Path, targets: tuple[str, ...] = ("all", "harness"), display: str = "7seg"
+) -> None:
+    """Runs the firmware Makefile into ``build_dir``; raises HarnessError with make's output.
+
+    ``display`` is "7seg" (eight 7-segment digits) or "matrix" (an 8x8 LED matrix).
+    """
     proc = subprocess.run(
-        ["make", "-s", "-C", str(FIRMWARE_DIR), f"BUILD={build_dir}", *targets],
+        [
+            "make",
+            "-s",
+            "-C",
+            str(FIRMWARE_DIR),
+            f"BUILD={build_dir}",
+            f"TOWER_DISPLAY={display}",
+            *targets,
+        ],
         capture_output=True,
         text=True,
         check=False,

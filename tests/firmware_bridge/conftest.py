@@ -26,6 +26,17 @@ def firmware(tmp_path_factory: pytest.TempPathFactory) -> FirmwareBuild:
     return firmware_paths(build_dir)
 
 
+@pytest.fixture(scope="session")
+def firmware_matrix(tmp_path_factory: pytest.TempPathFactory) -> FirmwareBuild:
+    """The firmware built for an 8x8 LED matrix instead of 7-segment digits."""
+    why = toolchain_missing()
+    if why:
+        pytest.skip(f"firmware not testable here: {why}")
+    build_dir = tmp_path_factory.mktemp("firmware-matrix")
+    build_firmware(build_dir, ("all", "harness"), display="matrix")
+    return firmware_paths(build_dir)
+
+
 @pytest.fixture(params=["python", "simavr"])
 def tower_process(request: pytest.FixtureRequest) -> Iterator[TowerProcess]:
     """The same tower twice: the Python simulator and the real firmware in simavr, each on a pty."""

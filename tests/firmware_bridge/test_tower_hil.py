@@ -21,7 +21,7 @@ from firmware_bridge.driver import (
     TowerReset,
 )
 from firmware_bridge.hil import FirmwareBuild, TowerProcess
-from firmware_bridge.protocol import DiceKind
+from firmware_bridge.protocol import DiceKind, DisplayKind
 from firmware_bridge.transport import Transport, open_transport
 
 # MAX7219 segment patterns of the firmware's digits (bit 6..0 = segments A..G)
@@ -182,3 +182,35 @@ def test_firmware_shows_when_the_host_is_gone(firmware: FirmwareBuild) -> None:
             tower.ping()
             shown = proc.display()
     assert shown is not None and shown[:2] == bytes([0x67, SEGMENTS[3]])  # back to "P3"
+
+
+def _matrix_digit(rows: bytes, column: int) -> list[int]:
+    """The 3x5 glyph at ``column`` (0 = left) of rows 0-4, as 3-bit rows (bit 2 = left)."""
+    return [(r >> (5 - column)) & 7 for r in rows[:5]]
+
+
+def test_matrix_display(firmware_matrix: FirmwareBuild) -> None:
+    """The same firmware built for an 8x8 matrix: sum, dice bars, player column, no host."""
+    nine, one = [7, 5, 7, 1, 7], [2, 6, 2, 2, 7]
+    with TowerProcess("simavr", firmware_matrix) as proc:
+        with DiceTower(proc.port) as tower:
+            assert tower.capabilities.display == DisplayKind.MATRIX_8X8
+            tower.set_player(2, (255, 0, 0))
+            tower.show_roll(manual_roll(DiceKind.TWO_D6, [4, 5]))
+            rows = proc.display()
+            assert rows is not None
+            assert _matrix_digit(rows, 4) == nine and _matrix_digit(rows, 0) == [0] * 5
+            assert (rows[6] & 0xFE, rows[7] & 0xFE) == (0xF0, 0xF8)  # bars of 4 and 5
+            assert [r & 1 for r in rows] == [1, 1, 1, 0, 0, 0, 0, 0]  # player 3 of 8
+            tower.show_roll(manual_roll(DiceKind.TWO_D6, [6, 5]))
+            rows = proc.display()
+            assert rows is not None
+            assert _matrix_digit(rows, 0) == one and _matrix_digit(rows, 4) == one
+            tower.show_roll(manual_roll(DiceKind.RESOURCE, [0, 1, 2, 3, 4, 5]))
+            rows = proc.display()
+            assert rows is not None
+            assert [r & 0xFE for r in rows[:6]] == [0x80, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC]
+        deadline = time.monotonic() + 20
+        while (rows := proc.display()) is not None and [r & 1 for r in rows] != [1, 0] * 4:
+            assert time.monotonic() < deadline, "the matrix never showed the host was gone"
+            threading.Event().wait(0.05)

@@ -5,7 +5,8 @@
  *   PD4     [D4]      roll button to ground (internal pull-up), debounced in software; not
  *                     on INT0/INT1, whose low level would count as a pending interrupt
  *   PD6     [D6]      WS2812 data: N_LEDS board LEDs, then N_PLAYER_LEDS turn indicator LEDs
- *   PB3/PB5 [D11/D13] MOSI/SCK to a MAX7219 driving 8 seven-segment digits
+ *   PB3/PB5 [D11/D13] MOSI/SCK to a MAX7219 driving 8 seven-segment digits, or an 8x8
+ *                     LED matrix when built with TOWER_DISPLAY=matrix
  *   PB2     [D10]     MAX7219 LOAD
  *
  * Everything protocol-related lives in proto.c; this file is the hardware: timers, UART, LEDs,
@@ -45,10 +46,6 @@ static volatile uint8_t rx_head;
 static uint8_t rx_tail;
 
 static uint8_t leds[N_TOTAL_LEDS * 3]; /* GRB, the order WS2812 expects */
-static uint8_t digits[8];              /* segment patterns, leftmost digit first */
-static uint32_t animation_end;
-static uint32_t animation_next;
-static uint8_t animation_step;
 
 /* ---------------- time, entropy, button ---------------- */
 
@@ -174,12 +171,28 @@ void hal_set_leds(const uint8_t fg[3], const uint8_t bg[3], const uint8_t *mask)
 
 /* ---------------- MAX7219 display ---------------- */
 
-/* MAX7219 no-decode segment bits: DP A B C D E F G = bit 7..0 */
-static const uint8_t DIGIT_SEGMENTS[10] = {0x7E, 0x30, 0x6D, 0x79, 0x33,
-                                           0x5B, 0x5F, 0x70, 0x7F, 0x7B};
-#define SEG_P 0x67
-#define SEG_DASH 0x01
-#define SEG_BLANK 0x00
+/* One MAX7219 drives either eight 7-segment digits (the default) or an 8x8 LED matrix
+ * (make TOWER_DISPLAY=matrix); its eight registers hold the digits' segments or the matrix
+ * rows. The picture is composed from what the tower shows (player, host, dice), never edited
+ * in place. */
+/* numbers, not the enum's names: the preprocessor cannot see enums */
+#define DISPLAY_KIND_7SEG 1
+#define DISPLAY_KIND_MATRIX 2
+_Static_assert(DISPLAY_KIND_7SEG == DISPLAY_7SEG_8, "display kinds out of step with proto.h");
+_Static_assert(DISPLAY_KIND_MATRIX == DISPLAY_MATRIX_8X8, "display kinds out of step");
+#ifndef DISPLAY_KIND
+#define DISPLAY_KIND DISPLAY_KIND_7SEG
+#endif
+
+#define NO_PLAYER 0xFF
+static uint8_t player_shown = NO_PLAYER;
+static uint8_t host_here; /* 0 until the host speaks, and again after HOST_TIMEOUT_MS */
+static uint8_t dice_kind_shown = 0xFF;
+static uint8_t dice_count_shown;
+static uint8_t dice_shown[6];
+static uint32_t animation_end;
+static uint32_t animation_next;
+static uint8_t animation_step;
 
 static void max7219_write(uint8_t reg, uint8_t value)
 {
@@ -193,10 +206,138 @@ static void max7219_write(uint8_t reg, uint8_t value)
     PORTB |= (1 << PB2); /* the rising LOAD edge latches the word */
 }
 
-static void display_flush(const uint8_t *pattern)
+static void display_flush(const uint8_t *regs)
 {
     for (uint8_t i = 0; i < 8; i++) {
-        max7219_write((uint8_t)(8 - i), pattern[i]); /* digit register 8 is the leftmost */
+        /* 7-segment: register 8 is the leftmost digit; matrix: register 8 is the bottom row,
+         * so regs[] reads left to right or top to bottom */
+        max7219_write((uint8_t)(8 - i), regs[i]);
+    }
+}
+
+#if DISPLAY_KIND == DISPLAY_KIND_7SEG
+
+/* MAX7219 no-decode segment bits: DP A B C D E F G = bit 7..0 */
+static const uint8_t DIGIT_SEGMENTS[10] = {0x7E, 0x30, 0x6D, 0x79, 0x33,
+                                           0x5B, 0x5F, 0x70, 0x7F, 0x7B};
+#define SEG_P 0x67
+#define SEG_DASH 0x01
+
+/* P n _ d1 - d2 s s for two dice; the dice right-aligned otherwise; "--" without a host */
+static void compose(uint8_t *out)
+{
+    for (uint8_t i = 0; i < 8; i++) {
+        out[i] = 0;
+    }
+    if (host_here && player_shown != NO_PLAYER) {
+        out[0] = SEG_P;
+        out[1] = DIGIT_SEGMENTS[player_shown + 1];
+    } else {
+        out[0] = out[1] = SEG_DASH;
+    }
+    if (dice_kind_shown == DICE_TWO_D6) {
+        uint8_t sum = (uint8_t)(dice_shown[0] + dice_shown[1]);
+        out[3] = DIGIT_SEGMENTS[dice_shown[0]];
+        out[4] = SEG_DASH;
+        out[5] = DIGIT_SEGMENTS[dice_shown[1]];
+        out[6] = sum >= 10 ? DIGIT_SEGMENTS[sum / 10] : 0;
+        out[7] = DIGIT_SEGMENTS[sum % 10];
+    } else if (dice_kind_shown != 0xFF) {
+        for (uint8_t i = 0; i < dice_count_shown; i++) {
+            /* resource faces 0..5 show as 1..6, d6 values as themselves */
+            uint8_t v = dice_kind_shown == DICE_RESOURCE ? dice_shown[i] + 1 : dice_shown[i];
+            out[8 - dice_count_shown + i] = DIGIT_SEGMENTS[v];
+        }
+    }
+}
+
+/* the robber's 7: a segment chases round the dice digits */
+static void animation_frame(uint8_t *out, uint8_t step)
+{
+    static const uint8_t ring[6] = {0x40, 0x20, 0x10, 0x08, 0x04, 0x02};
+    compose(out);
+    for (uint8_t i = 2; i < 8; i++) {
+        out[i] = ring[(step + i) % 6];
+    }
+}
+
+#elif DISPLAY_KIND == DISPLAY_KIND_MATRIX
+
+/* 3x5 digits, one row per byte, bit 2 = left column */
+static const uint8_t FONT[10][5] = {
+    {7, 5, 5, 5, 7}, {2, 6, 2, 2, 7}, {7, 1, 7, 4, 7}, {7, 1, 7, 1, 7}, {5, 5, 7, 1, 1},
+    {7, 4, 7, 1, 7}, {7, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 7},
+};
+
+/* bit 7 of a row is the left column */
+static void put_digit(uint8_t *rows, uint8_t digit, uint8_t column)
+{
+    for (uint8_t r = 0; r < 5; r++) {
+        rows[r] |= (uint8_t)(FONT[digit][r] << (5 - column));
+    }
+}
+
+static uint8_t bar(uint8_t n) { return (uint8_t)(0xFF00u >> n); }
+
+/* rows 0-4 the sum (or the one die), rows 6 and 7 each die as a bar; six resource dice as six
+ * bars of face+1; the right column counts the player (1..8 from the top), dotted without a
+ * host */
+static void compose(uint8_t *out)
+{
+    for (uint8_t i = 0; i < 8; i++) {
+        out[i] = 0;
+    }
+    if (dice_kind_shown == DICE_TWO_D6) {
+        uint8_t sum = (uint8_t)(dice_shown[0] + dice_shown[1]);
+        if (sum >= 10) {
+            put_digit(out, sum / 10, 0);
+        }
+        put_digit(out, sum % 10, 4);
+        out[6] = bar(dice_shown[0]);
+        out[7] = bar(dice_shown[1]);
+    } else if (dice_kind_shown == DICE_ONE_D6) {
+        put_digit(out, dice_shown[0], 4);
+    } else if (dice_kind_shown == DICE_RESOURCE) {
+        for (uint8_t i = 0; i < 6; i++) {
+            out[i] = bar(dice_shown[i] + 1);
+        }
+    }
+    for (uint8_t r = 0; r < 8; r++) {
+        uint8_t on = host_here ? (player_shown != NO_PLAYER && r <= player_shown) : !(r & 1);
+        out[r] = (uint8_t)((out[r] & 0xFE) | on);
+    }
+}
+
+/* the robber's 7: a four-pixel snake runs round the border */
+static void animation_frame(uint8_t *out, uint8_t step)
+{
+    for (uint8_t i = 0; i < 8; i++) {
+        out[i] = 0;
+    }
+    for (uint8_t k = 0; k < 4; k++) {
+        uint8_t p = (uint8_t)((step + k) % 28); /* 28 border pixels, clockwise from top left */
+        if (p < 8) {
+            out[0] |= (uint8_t)(0x80 >> p);
+        } else if (p < 14) {
+            out[p - 7] |= 0x01;
+        } else if (p < 22) {
+            out[7] |= (uint8_t)(0x01 << (p - 14));
+        } else {
+            out[28 - p] |= 0x80;
+        }
+    }
+}
+
+#else
+#error "DISPLAY_KIND must be 1 (7-segment) or 2 (matrix)"
+#endif
+
+static void display_refresh(void)
+{
+    if (!animation_end) {
+        uint8_t regs[8];
+        compose(regs);
+        display_flush(regs);
     }
 }
 
@@ -210,32 +351,15 @@ static void display_init(void)
     max7219_write(0x0A, 8); /* medium intensity */
     max7219_write(0x0B, 7); /* scan all 8 digits */
     max7219_write(0x0C, 1); /* leave shutdown */
-    for (uint8_t i = 0; i < 8; i++) {
-        digits[i] = SEG_BLANK;
-    }
-    digits[0] = SEG_DASH;
-    digits[1] = SEG_DASH;
-    display_flush(digits);
+    display_refresh();
 }
 
-uint8_t hal_display_kind(void) { return DISPLAY_7SEG_8; }
+uint8_t hal_display_kind(void) { return DISPLAY_KIND; }
 
 void hal_host_present(uint8_t present)
 {
-    /* no host: the player digits show "--" until it is back (rolls still work locally) */
-    static uint8_t saved[2] = {SEG_DASH, SEG_DASH};
-    if (present) {
-        digits[0] = saved[0];
-        digits[1] = saved[1];
-    } else {
-        saved[0] = digits[0];
-        saved[1] = digits[1];
-        digits[0] = SEG_DASH;
-        digits[1] = SEG_DASH;
-    }
-    if (!animation_end) {
-        display_flush(digits);
-    }
+    host_here = present;
+    display_refresh();
 }
 
 void hal_set_player(uint8_t index, const uint8_t rgb[3])
@@ -244,53 +368,36 @@ void hal_set_player(uint8_t index, const uint8_t rgb[3])
         put_led(i, rgb);
     }
     ws2812_show();
-    digits[0] = SEG_P;
-    digits[1] = DIGIT_SEGMENTS[index + 1];
-    if (!animation_end) {
-        display_flush(digits);
-    }
+    player_shown = index;
+    display_refresh();
 }
 
 void hal_show_dice(uint8_t kind, uint8_t count, const uint8_t *values)
 {
-    /* layout: P n _ d d d d d for five dice or fewer, all eight for six resource dice */
-    for (uint8_t i = 2; i < 8; i++) {
-        digits[i] = SEG_BLANK;
+    dice_kind_shown = kind;
+    dice_count_shown = count;
+    for (uint8_t i = 0; i < count; i++) {
+        dice_shown[i] = values[i];
     }
-    if (kind == DICE_TWO_D6) {
-        uint8_t sum = (uint8_t)(values[0] + values[1]);
-        digits[3] = DIGIT_SEGMENTS[values[0]];
-        digits[4] = SEG_DASH;
-        digits[5] = DIGIT_SEGMENTS[values[1]];
-        digits[6] = sum >= 10 ? DIGIT_SEGMENTS[sum / 10] : SEG_BLANK;
-        digits[7] = DIGIT_SEGMENTS[sum % 10];
-        if (sum == 7) {
-            animation_end = hal_millis() + SEVEN_ANIMATION_MS;
-            animation_next = 0;
-            return;
-        }
-    } else {
-        for (uint8_t i = 0; i < count; i++) {
-            /* resource faces 0..5 show as 1..6, d6 values as themselves */
-            digits[8 - count + i] = DIGIT_SEGMENTS[kind == DICE_RESOURCE ? values[i] + 1
-                                                                         : values[i]];
-        }
+    if (kind == DICE_TWO_D6 && values[0] + values[1] == 7) {
+        animation_end = hal_millis() + SEVEN_ANIMATION_MS;
+        animation_next = 0;
+        return;
     }
     animation_end = 0;
-    display_flush(digits);
+    display_refresh();
 }
 
-/* The robber's 7: a segment chases round the dice digits, then the result stays. */
+/* Runs the 7's animation from the main loop; the result stands once it is over. */
 static void animate(void)
 {
-    static const uint8_t ring[6] = {0x40, 0x20, 0x10, 0x08, 0x04, 0x02};
     if (!animation_end) {
         return;
     }
     uint32_t now = hal_millis();
     if ((int32_t)(now - animation_end) >= 0) {
         animation_end = 0;
-        display_flush(digits);
+        display_refresh();
         return;
     }
     if ((int32_t)(now - animation_next) < 0) {
@@ -298,10 +405,7 @@ static void animate(void)
     }
     animation_next = now + ANIMATION_STEP_MS;
     uint8_t frame[8];
-    for (uint8_t i = 0; i < 8; i++) {
-        frame[i] = i < 2 ? digits[i] : ring[(animation_step + i) % 6];
-    }
-    animation_step++;
+    animation_frame(frame, animation_step++);
     display_flush(frame);
 }
 
