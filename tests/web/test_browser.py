@@ -238,6 +238,9 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
     assert table.state()["action_count"] == 8
     for device in (screen, *phones.values()):
         assert device.unnamed_controls() == []
+        # Nothing wider than the screen: no sideways scrolling on a 360-px phone.
+        width = device.page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= device.page.viewport_size["width"]
     assert screen.page.locator("#board-dynamic path.building").count() == 4
     assert screen.page.locator("#board-dynamic line.road").count() == 4
     phones["red"].shot("phone-360-red-founded")
@@ -526,6 +529,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     assert hand("red")[resource] == red_before + blue_hand[resource]
     red_phone.shot("phone-360-red-controls")
     assert red_phone.unnamed_controls() == []
+    assert red.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
 
     # Leaving makes the phone a spectator; a wrong code is refused with a message.
     blue.get_by_role("button", name="Leave", exact=True).click()
