@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: bench target -> (module, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
     "engine": ("companion.benches.engine", "random full games per second"),
+    "route": ("companion.benches.route", "longest route on the worst network"),
     "setup": ("companion.benches.setup", "boards generated per second"),
     "vision": ("vision.bench", "board and chip reading accuracy and speed"),
     "tracking": ("vision.bench_tracking", "live tracking on a synthetic video"),

@@ -4,11 +4,13 @@ A route is a trail (no side used twice) through the player's pieces. It may end 
 opponent's building but not pass through it, and it passes from a road to a ship (or back) only
 at a corner holding the player's own settlement or city.
 
-The search is a depth-first enumeration of trails from every useful start: a corner where the
-network does not simply pass through (not exactly two pieces, an opponent's building, or a road
-meeting a ship without an own building). A longest trail can always be taken to start at such
-a corner, since otherwise it could be extended; a part of the network that is a plain cycle has
-none, and starts anywhere on it. The set of used sides is an integer bit mask.
+How: the network is first folded into *chains*. A corner a trail can only go straight through
+(two pieces, no opponent's building, no forbidden road/ship switch) joins its two pieces into
+one chain; chains meet at *junctions* (every other corner). The longest trail is then found by
+a depth-first search over chains with branch and bound: a trail standing at a junction can add
+at most the chains reachable from it, less one chain for every two junctions of odd degree it
+cannot pass (a trail passes every corner inside it an even number of times). A network that is
+one plain cycle has no junction and is all one route.
 
 >>> from companion.board import Topology, base_frame, Edge
 >>> t = Topology.of(base_frame())
@@ -21,11 +23,23 @@ none, and starts anywhere on it. The set of used sides is an integer bit mask.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from companion.board import Topology
 
 ROAD, SHIP = 1, 2
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Pieces in a row between two junctions ``a`` and ``b`` (``a == b`` for a loop)."""
+
+    a: int
+    b: int
+    length: int
+    kind_at_a: int
+    kind_at_b: int
 
 
 def longest_route(
@@ -45,64 +59,146 @@ def longest_route(
     mine = [e for e, o in enumerate(edge_owner) if o == player]
     if not mine:
         return 0
-    # Per corner, the player's pieces there: (side, other corner, kind).
-    links: dict[int, list[tuple[int, int, int]]] = {}
+    # Per corner, the player's pieces there: (side, other corner).
+    at: dict[int, list[tuple[int, int]]] = {}
     for e in mine:
         a, b = edge_vertices[e]
-        k = edge_kind[e]
-        links.setdefault(a, []).append((e, b, k))
-        links.setdefault(b, []).append((e, a, k))
+        at.setdefault(a, []).append((e, b))
+        at.setdefault(b, []).append((e, a))
 
     def passable(v: int) -> bool:
         return vertex_owner[v] in (-1, player)
 
-    def own_building(v: int) -> bool:
+    def own(v: int) -> bool:
         return vertex_owner[v] == player
 
-    starts = [
-        v
-        for v, ls in links.items()
-        if len(ls) != 2 or not passable(v) or (ls[0][2] != ls[1][2] and not own_building(v))
-    ]
-    # A part of the network that is one plain cycle has no such corner: any corner will do.
-    reached: set[int] = set()
-    for v in starts:
-        _flood(v, links, reached)
-    for v in links:
-        if v not in reached:
-            starts.append(v)
-            _flood(v, links, reached)
+    def straight(v: int) -> bool:
+        """A corner a trail can only go straight through."""
+        pieces = at[v]
+        return (
+            len(pieces) == 2
+            and passable(v)
+            and (own(v) or edge_kind[pieces[0][0]] == edge_kind[pieces[1][0]])
+        )
 
-    best = 0
-    total = len(mine)
+    chains, covered = _fold(at, edge_kind, straight)
+    best = max((c.length for c in chains), default=0)
+    # Parts of the network with no junction are plain cycles: all one route.
+    best = max(best, _plain_cycles(at, covered, edge_vertices))
+    if not chains:
+        return best
+
+    ends: dict[int, list[tuple[int, int]]] = {}  # junction -> (chain index, other end)
+    for i, c in enumerate(chains):
+        ends.setdefault(c.a, []).append((i, c.b))
+        if c.b != c.a:
+            ends.setdefault(c.b, []).append((i, c.a))
+        else:
+            ends[c.a].append((i, c.a))  # a loop meets its junction twice
+
+    def kind_leaving(i: int, v: int) -> int:
+        c = chains[i]
+        return c.kind_at_a if v == c.a else c.kind_at_b
+
+    def kind_arriving(i: int, v: int) -> int:
+        c = chains[i]
+        return c.kind_at_b if v == c.b else c.kind_at_a
+
+    total = sum(c.length for c in chains)
+
+    def bound(v: int, used: int) -> int:
+        """Most pieces a trail standing at junction ``v`` can still add."""
+        seen, count = used, 0
+        degree: dict[int, int] = {}
+        stack, visited = [v], {v}
+        while stack:
+            x = stack.pop()
+            if x != v and not passable(x):
+                continue
+            for i, w in ends[x]:
+                if not seen >> i & 1:
+                    seen |= 1 << i
+                    count += chains[i].length
+                    degree[x] = degree.get(x, 0) + 1
+                    degree[w] = degree.get(w, 0) + 1
+                    if w not in visited:
+                        visited.add(w)
+                        stack.append(w)
+        odd = sum(1 for x, d in degree.items() if d % 2 and x != v and passable(x))
+        return count - odd // 2
 
     def walk(v: int, used: int, length: int, kind: int) -> None:
         nonlocal best
         if length > best:
             best = length
-        if best == total or (length and not passable(v)):
+        if best >= total or (length and not passable(v)):
             return
-        switch_ok = own_building(v)
-        for e, w, k in links[v]:
-            if used >> e & 1:
+        if length + bound(v, used) <= best:
+            return
+        for i, w in ends[v]:
+            if used >> i & 1:
                 continue
-            if length and k != kind and not switch_ok:
+            if length and kind_leaving(i, v) != kind and not own(v):
                 continue
-            walk(w, used | (1 << e), length + 1, k)
+            walk(w, used | (1 << i), length + chains[i].length, kind_arriving(i, w))
 
-    for v in starts:
+    for v in sorted(ends, key=lambda x: -len(ends[x])):
         walk(v, 0, 0, 0)
-        if best == total:
+        if best >= total:
             break
     return best
 
 
-def _flood(start: int, links: dict[int, list[tuple[int, int, int]]], reached: set[int]) -> None:
-    """Add every corner connected to ``start`` through the player's pieces to ``reached``."""
-    stack = [start]
-    while stack:
-        v = stack.pop()
-        if v in reached:
+def _fold(
+    at: dict[int, list[tuple[int, int]]],
+    edge_kind: Sequence[int],
+    is_straight: Callable[[int], bool],
+) -> tuple[list[Chain], set[int]]:
+    """Fold the pieces between junctions into chains; return them and the sides they cover."""
+    chains: list[Chain] = []
+    covered: set[int] = set()
+    for start, pieces in at.items():
+        if is_straight(start):
             continue
-        reached.add(v)
-        stack.extend(w for _, w, _ in links[v] if w not in reached)
+        for e, nxt in pieces:
+            if e in covered:
+                continue
+            length, first_kind, last_kind = 1, edge_kind[e], edge_kind[e]
+            covered.add(e)
+            v = nxt
+            while is_straight(v):
+                e2, w = next((x, y) for x, y in at[v] if x != e)
+                if e2 in covered:  # came round to a piece already taken: stop
+                    break
+                covered.add(e2)
+                length += 1
+                last_kind = edge_kind[e2]
+                e, v = e2, w
+            chains.append(Chain(start, v, length, first_kind, last_kind))
+    return chains, covered
+
+
+def _plain_cycles(
+    at: dict[int, list[tuple[int, int]]],
+    covered: set[int],
+    edge_vertices: Sequence[tuple[int, int]],
+) -> int:
+    """The longest part of the network with no junction (a plain cycle: all one route)."""
+    best = 0
+    seen = set(covered)
+    for pieces in at.values():
+        for first, _ in pieces:
+            if first in seen:
+                continue
+            size, stack = 0, [first]
+            seen.add(first)
+            while stack:
+                e = stack.pop()
+                size += 1
+                for v in edge_vertices[e]:
+                    for x, _ in at[v]:
+                        if x not in seen:
+                            seen.add(x)
+                            stack.append(x)
+            best = max(best, size)
+    return best
