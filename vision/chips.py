@@ -413,14 +413,19 @@ _UNREADABLE_CUES = 0.25 * 0.5
 
 
 def _dots_likelihood(dots: int, value: int) -> float:
-    """P(dots found | value) over the editions: with dots, plain (mark under 6/9), misses."""
+    """P(dots found | value) over the editions: with dots, plain (mark under 6/9), misses.
+
+    Too few dots is a common error (blur merges neighbours, glare hides one); too many is rare.
+    """
     if dots == pip_count(value):
         return 0.6
     if dots == 0:
         return 0.25
     if dots == 1 and value in (6, 9):
         return 0.3
-    return 0.04
+    if dots < pip_count(value):
+        return 0.12
+    return 0.03
 
 
 def _red_likelihood(p_red: float, value: int) -> float:

@@ -167,3 +167,17 @@ def test_model_refuses_arrays_of_the_wrong_shape() -> None:
 def test_reading_type_fields() -> None:
     fields = {f.name for f in dataclasses.fields(ChipReading)}
     assert fields == {"value", "confidence", "scores", "red", "dots"}
+
+
+def test_dots_evidence_forgives_missed_dots_more_than_extra_ones() -> None:
+    from vision.chips import _dots_likelihood
+
+    for value in CHIP_VALUES:
+        assert _dots_likelihood(pip_count(value), value) == max(
+            _dots_likelihood(n, value) for n in range(6)
+        )
+    # Blur merges three dots of a 10 into one more often than glare invents a fourth.
+    assert _dots_likelihood(1, 10) > _dots_likelihood(4, 10)
+    # The plain edition's mark under 6 and 9 is one dot, and no dots at all is common.
+    assert _dots_likelihood(1, 9) > _dots_likelihood(1, 10)
+    assert _dots_likelihood(0, 5) > _dots_likelihood(2, 5)
