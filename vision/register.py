@@ -56,6 +56,8 @@ DESERTS = {"base": 1, "5-6": 2, "seafarers": 0}
 
 # The longest side of the image registration works on, in pixels: chips stay >= ~15 px wide.
 WORK_SIDE = 800
+# Placements (cheapest by chips and sea cells) whose sea band is then checked.
+_BAND_CANDIDATES = 60
 # Cost of a frame whose surrounding band is nowhere sea (per unit of missing sea).
 _BAND_WEIGHT = 10.0
 # A frame placement costing more than this per hex means what was found is not a board.
@@ -373,35 +375,36 @@ def _unshear(
         t = math.radians(ang)
         rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
         covs.append(rot @ np.diag([(a / 2) ** 2, (b / 2) ** 2]) @ rot.T)
+    cov = np.array(covs)
+    med_rad = float(np.median([cands[i].radius for i in idx]))
     best = (math.inf, h)
     for m in _BASIS_CHANGES:
-        m = m - 1
-        new_cells = cells @ m.T
+        new_cells = cells @ (m - 1).T
         cand, _ = cv2.findHomography(axial_to_plane(new_cells), pts[idx], 0)
         if cand is None:
             continue
-        inv = np.linalg.inv(cand)
-        err = 0.0
-        for j, i in enumerate(idx):
-            jac = _jacobian(inv, pts[i])
-            c = jac @ covs[j] @ jac.T
-            ev = np.linalg.eigvalsh(c)
-            err += math.log(max(ev[1], 1e-12) / max(ev[0], 1e-12))
-        # Also the lattice must still explain the points (a singular change cannot).
+        # The lattice must still explain the points (a singular change cannot).
         resid = np.linalg.norm(project(cand, axial_to_plane(new_cells)) - pts[idx], axis=1)
-        if np.median(resid) > 0.5 * float(np.median([cands[i].radius for i in idx])):
+        if np.median(resid) > 0.5 * med_rad:
             continue
+        jac = _jacobians(np.linalg.inv(cand), pts[idx])
+        c = np.einsum("nij,njk,nlk->nil", jac, cov, jac)
+        # Eigenvalue ratio of each symmetric 2x2 matrix, in closed form.
+        tr, det = c[:, 0, 0] + c[:, 1, 1], np.linalg.det(c)
+        disc = np.sqrt(np.maximum(tr * tr / 4 - det, 0.0))
+        lo, hi = np.maximum(tr / 2 - disc, 1e-12), tr / 2 + disc
+        err = float(np.log(hi / lo).sum())
         if err < best[0]:
             best = (err, cand)
     return best[1]
 
 
-def _jacobian(m: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """2x2 Jacobian of the homography ``m`` at the point ``p`` (2,)."""
-    x = np.array([p[0], p[1], 1.0])
-    w = m[2] @ x
-    img = (m[:2] @ x) / w
-    return (m[:2, :2] - np.outer(img, m[2, :2])) / w
+def _jacobians(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """2x2 Jacobians (N, 2, 2) of the homography ``m`` at points (N, 2)."""
+    x = np.hstack([pts, np.ones((len(pts), 1))])
+    w = x @ m[2]
+    img = (x @ m[:2].T) / w[:, None]
+    return (m[None, :2, :2] - img[:, :, None] * m[None, None, 2, :2]) / w[:, None, None]
 
 
 def _affine(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
@@ -609,10 +612,10 @@ def place_frame(
     ]
     sea = sea_fraction(bgr, h_lat, window)
     blue = sea_mask(bgr)
+    bands = {kind: band_points(FRAMES[kind]) for kind in kinds}
     results: list[tuple[float, str, int, Hex]] = []
     for kind in kinds:
         frame = set(FRAMES[kind])
-        band = band_points(FRAMES[kind])
         fq = sum(c[0] for c in frame) / len(frame)
         fr = sum(c[1] for c in frame) / len(frame)
         ring = {
@@ -629,13 +632,16 @@ def place_frame(
                 for dr in range(-2, 3):
                     t = (round(fq - mq) + dq, round(fr - mr) + dr)
                     cost = _placement_cost(kind, frame, ring, rc, rot_cells, sea, t)
-                    # The band around the frame is sea: canonical -> lattice -> image.
-                    shift = band - axial_to_plane(np.array([t]))[0]
-                    lattice_pts = project(_rotation_matrix(-k), shift)
-                    on_sea = _sample(blue, project(h_lat, lattice_pts)).mean()
-                    cost += _BAND_WEIGHT * (1.0 - float(on_sea))
                     results.append((cost, kind, k, t))
+    # The band around the frame is sea: scored (canonical -> lattice -> image) for the
+    # placements that the cheap terms leave in the running.
     results.sort(key=lambda x: x[0])
+    scored = []
+    for cost, kind, k, t in results[:_BAND_CANDIDATES]:
+        shift = bands[kind] - axial_to_plane(np.array([t]))[0]
+        on_sea = _sample(blue, project(h_lat, project(_rotation_matrix(-k), shift))).mean()
+        scored.append((cost + _BAND_WEIGHT * (1.0 - float(on_sea)), kind, k, t))
+    results = sorted(scored, key=lambda x: x[0])
     cost, kind, k, t = results[0]
     # Rotations that map the frame onto itself give the same board: not an ambiguity.
     ambiguous = any(
