@@ -219,7 +219,7 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
     screen.shot("screen-1920-before")
 
     # Founding: the current player's phone taps a highlighted corner (the richest), then a
-    # side. The very first settlement is placed from the keyboard (focus a spot, Enter).
+    # side. The very first settlement is placed from the keyboard (Tab to a spot, Enter).
     first = True
     while (state := table.state())["phase"].startswith("founding"):
         phone = phones[state["current"]]
@@ -229,7 +229,13 @@ def test_a_short_game_on_two_phones_and_a_big_screen(
             spot = "line.spot-edge >> nth=0"
         phone.page.wait_for_selector(f"#board-spots {spot}")
         if first:
-            phone.page.focus(f"#board-spots {spot}")
+            # Keyboard only: Tab from the top of the page to a board spot, then Enter.
+            for _ in range(40):
+                phone.page.keyboard.press("Tab")
+                if phone.page.evaluate("() => document.activeElement.matches('.spot')"):
+                    break
+            else:
+                raise AssertionError("no board spot can be reached with the Tab key")
             phone.page.keyboard.press("Enter")
             first = False
         else:
