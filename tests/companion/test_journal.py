@@ -86,6 +86,22 @@ def test_every_accepted_action_is_on_disk_before_apply_returns(tmp_path: Path) -
     jg.close()
 
 
+def test_a_crash_image_taken_while_playing_reopens_complete(tmp_path: Path) -> None:
+    # what a pulled plug leaves: the database and its WAL as they are, the writer never closed
+    path = tmp_path / "live.sqlite"
+    jg = JournaledGame.create(path, fixed_board(), PLAYERS, seed=6)
+    play_random(jg, 60, seed=2)
+    crash = tmp_path / "crash"
+    crash.mkdir()
+    for f in tmp_path.glob("live.sqlite*"):
+        shutil.copyfile(f, crash / f.name)
+    again = JournaledGame.open(crash / "live.sqlite")
+    assert again.damage is None and again.history == jg.history
+    assert again.game.snapshot() == jg.game.snapshot()
+    again.close()
+    jg.close()
+
+
 def test_recorded_outcomes_replay_without_randomness(played: tuple[Path, JournaledGame]) -> None:
     # dice, drawn cards and stolen cards are journaled resolved: the rows carry them
     path, _ = played
