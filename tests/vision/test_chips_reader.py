@@ -181,3 +181,19 @@ def test_dots_evidence_forgives_missed_dots_more_than_extra_ones() -> None:
     # The plain edition's mark under 6 and 9 is one dot, and no dots at all is common.
     assert _dots_likelihood(1, 9) > _dots_likelihood(1, 10)
     assert _dots_likelihood(0, 5) > _dots_likelihood(2, 5)
+
+
+def test_reads_chips_as_small_as_a_board_photo_gives() -> None:
+    """A chip of 30-40 px (a whole board in one photo) is read from its numeral alone."""
+    rng = np.random.default_rng(31)
+    for i, value in enumerate(CHIP_VALUES):
+        size = 30 + i
+        style = CHIP_STYLES[i % len(CHIP_STYLES)]
+        chip, mask = render_chip(value, style=style, size_px=size, rotation_deg=37.0 * i, rng=rng)
+        side = int(size * 1.15) + 1
+        o = (side - size) // 2
+        crop = np.zeros((side, side, 3), np.float32) + (60, 140, 90)
+        a = mask[..., None] / 255.0
+        crop[o : o + size, o : o + size] = crop[o : o + size, o : o + size] * (1 - a) + chip * a
+        crop = cv2.GaussianBlur(crop, (0, 0), 0.6)
+        assert read_chip(crop.astype(np.uint8)).value == value, (value, size)
