@@ -37,7 +37,8 @@ def open_transport(url: str) -> Transport:
     import serial  # imported here so the simulator works where pyserial is missing
 
     try:
-        return serial.serial_for_url(url, baudrate=BAUDRATE, timeout=READ_TIMEOUT_S)
+        # exclusive: a second program on the same tower would steal half of its replies
+        return serial.serial_for_url(url, baudrate=BAUDRATE, timeout=READ_TIMEOUT_S, exclusive=True)
     except ValueError as exc:
         raise ValueError(f"cannot open serial port {url!r}: {exc}") from exc
 

@@ -24,7 +24,7 @@ from firmware_bridge.driver import (
 from firmware_bridge.leds import LedMap
 from firmware_bridge.protocol import ButtonMode, DiceKind, MsgType
 from firmware_bridge.simulator import SimDevice, SimPort
-from firmware_bridge.transport import FaultyTransport, Transport
+from firmware_bridge.transport import FaultyTransport, Transport, open_transport
 
 BASE = [(q, r) for r in range(-2, 3) for q in range(max(-2, -2 - r), min(2, 2 - r) + 1)]
 _names = itertools.count()
@@ -242,3 +242,17 @@ def test_connected_follows_the_cable(tower: DiceTower, device: SimDevice) -> Non
     assert tower.connected
     with pytest.raises(TowerError, match="opens once"):
         tower.open()
+
+
+def test_a_port_that_echoes_is_not_a_tower() -> None:
+    """pyserial's loop:// hands every frame back: the driver must not take its own commands
+    for answers."""
+    tower = DiceTower("loop://", timeout=0.3)
+    with pytest.raises(TowerTimeout, match="loop:// did not answer"):
+        tower.open()
+    assert tower.stats["unexpected_frames"] > 0
+
+
+def test_missing_serial_port_is_an_os_error() -> None:
+    with pytest.raises(OSError, match="could not open port"):
+        open_transport("/dev/no-such-tower")
