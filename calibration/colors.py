@@ -38,7 +38,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from companion.board import (
     CORNERS,
@@ -652,6 +651,8 @@ def _assign_with_counts(
         raise ColorError(
             f"the material counts add up to {len(slots)} hexes but {cost.shape[0]} were given"
         )
+    from scipy.optimize import linear_sum_assignment
+
     columns = [names.index(t) for t in slots]
     rows, cols = linear_sum_assignment(cost[:, columns])
     labels: list[Terrain] = [Terrain.DESERT] * cost.shape[0]
@@ -895,6 +896,8 @@ def _learn_players(
     # Equal shares: every player has the same pieces out at set-up (some slack for misses).
     # Sites that are no piece (a harbour's line at a coastal corner, the robber) go to
     # "junk" slots, cheaper than any player colour they are far from.
+    from scipy.optimize import linear_sum_assignment
+
     per = math.ceil(len(found) / k) + 1
     slots = np.array([j for j in range(k) for _ in range(per)] + [-1] * len(found))
     labels = np.full(len(found), -2)

@@ -27,17 +27,15 @@ import time
 from collections import Counter, deque
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cv2
-import numpy as np
+# Every `catan-companion` invocation builds all commands' parsers: the heavy modules
+# (OpenCV, SciPy, the calibration code) are imported by the steps that use them.
+if TYPE_CHECKING:
+    import numpy as np
 
-from calibration.board_lock import BoardLock
-from calibration.camera import CameraModel, ViewCollector
-from calibration.colors import PLAYER_COLOURS_BGR, learn_colors
-from calibration.pattern import KINDS, Pattern, PatternError, parse_squares
-from calibration.profiles import Profile, ProfileStore
-from calibration.registration import register_board as _register
+    from calibration.pattern import Pattern
+    from calibration.profiles import Profile
 
 log = logging.getLogger("calibration")
 
@@ -85,8 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--players",
         default="",
-        help=f"player colours whose set-up pieces are out, comma-separated "
-        f"({', '.join(PLAYER_COLOURS_BGR)})",
+        help="player colours whose set-up pieces are out, comma-separated "
+        "(red, blue, orange, white, green, brown)",
     )
 
     p = steps.add_parser("board", help="lock the board's registration for a fixed camera")
@@ -106,7 +104,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _pattern_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pattern", choices=KINDS, default="chessboard", help="pattern kind")
+    p.add_argument(
+        "--pattern", choices=("chessboard", "charuco"), default="chessboard", help="pattern kind"
+    )
     p.add_argument("--squares", default="10x7", help="squares across x down (default 10x7)")
     p.add_argument("--square-mm", type=float, default=25.0, help="side of a square, mm")
     p.add_argument("--marker-mm", type=float, help="ChArUco marker side, mm (default 0.75 square)")
@@ -127,6 +127,8 @@ def _frame_args(p: argparse.ArgumentParser, *, synthetic: bool = False) -> None:
 
 
 def _pattern(args: argparse.Namespace) -> Pattern:
+    from calibration.pattern import Pattern, parse_squares
+
     cols, rows = parse_squares(args.squares)
     marker = args.marker_mm
     if args.pattern == "charuco" and marker is None:
@@ -160,6 +162,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_pattern(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.pattern import PatternError
+
     pattern = _pattern(args)
     out = Path(args.out)
     suffix = out.suffix.lower()
@@ -202,6 +208,8 @@ def _image_paths(items: list[str]) -> list[Path]:
 
 def read_image(path: str | Path) -> np.ndarray:
     """A BGR uint8 photo; ValueError with the file name when it cannot be read."""
+    import cv2
+
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError(f"cannot read image {path}: missing, not an image, or damaged")
@@ -209,6 +217,8 @@ def read_image(path: str | Path) -> np.ndarray:
 
 
 def _camera_frames(index: int, max_seconds: float) -> Iterator[np.ndarray]:
+    import cv2
+
     cap = cv2.VideoCapture(index)
     if not cap.isOpened():
         raise ValueError(f"cannot open camera {index}: is it plugged in and free?")
@@ -246,6 +256,9 @@ def _run_camera(args: argparse.Namespace) -> int:
         return _camera_self_check(args, pattern)
     if not args.profile:
         raise ValueError("--profile NAME is needed to store the camera calibration")
+    from calibration.camera import ViewCollector
+    from calibration.profiles import ProfileStore
+
     store = ProfileStore()
     profile = store.load_or_new(args.profile)
     reasons: Counter[str] = Counter()
@@ -300,16 +313,9 @@ def _run_camera(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The camera of the self-check: 800x600, strong barrel distortion, off-centre.
-SELF_CHECK_CAMERA = CameraModel(
-    (800, 600),
-    np.array([[700.0, 0.0, 404.0], [0.0, 703.0, 296.0], [0.0, 0.0, 1.0]]),
-    np.array([-0.28, 0.09, 0.0005, -0.0004, 0.0]),
-)
-
-
 def _camera_self_check(args: argparse.Namespace, pattern: Pattern) -> int:
-    from calibration.synthetic import random_poses, render_view
+    from calibration.camera import ViewCollector
+    from calibration.synthetic import SELF_CHECK_CAMERA, random_poses, render_view
 
     if not 3 <= args.synthetic <= 200:
         raise ValueError("--synthetic needs 3..200 views")
@@ -349,6 +355,12 @@ def _camera_self_check(args: argparse.Namespace, pattern: Pattern) -> int:
 
 
 # --- colours, board lock, check ------------------------------------------------------------------
+
+
+def _register(image: np.ndarray, kind: str | None) -> Any:
+    from calibration.registration import register_board
+
+    return register_board(image, kind)
 
 
 def _prepared(args: argparse.Namespace, profile: Profile) -> np.ndarray:
@@ -416,6 +428,9 @@ def _run_colors(args: argparse.Namespace) -> int:
             )
         _emit(args, data, "\n".join(lines))
         return 0
+    from calibration.colors import learn_colors
+    from calibration.profiles import ProfileStore
+
     store = ProfileStore()
     profile = store.load_or_new(args.profile)
     players = [p.strip() for p in args.players.split(",") if p.strip()]
@@ -460,6 +475,9 @@ def _run_board(args: argparse.Namespace) -> int:
             f"{data['worst_refound_error_px']} px; {data['check_cpu_ms_median']} ms CPU per check",
         )
         return 0
+    from calibration.board_lock import BoardLock
+    from calibration.profiles import ProfileStore
+
     store = ProfileStore()
     profile = store.load_or_new(args.profile)
     frame = _prepared(args, profile)
@@ -477,6 +495,8 @@ def _run_board(args: argparse.Namespace) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
+    from calibration.profiles import ProfileStore
+
     store = ProfileStore()
     profile = store.load(_profile_name(args))
     if profile.board_lock is None and profile.colors is None:
@@ -513,6 +533,8 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _run_list(args: argparse.Namespace) -> int:
+    from calibration.profiles import ProfileStore
+
     store = ProfileStore()
     infos = store.list()
     text = (
@@ -528,6 +550,8 @@ def _run_list(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
+    from calibration.profiles import ProfileStore
+
     profile = ProfileStore().load(args.name)
     summary: dict[str, Any] = {
         "name": profile.name,
@@ -565,6 +589,8 @@ def _run_show(args: argparse.Namespace) -> int:
 
 
 def _run_delete(args: argparse.Namespace) -> int:
+    from calibration.profiles import ProfileStore
+
     ProfileStore().delete(args.name)
     print(f"deleted profile {args.name}", file=sys.stderr)
     return 0

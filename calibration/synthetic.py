@@ -220,3 +220,11 @@ def with_setup_pieces(board: Board, players: Sequence[str], seed: int) -> Board:
         for e in spots_e[2 * i : 2 * i + 2]:
             board.pieces.append(Piece("road", colour, edge=e))
     return board
+
+
+#: The camera of the self-checks and tests: 800x600, strong barrel distortion, off-centre.
+SELF_CHECK_CAMERA = CameraModel(
+    (800, 600),
+    np.array([[700.0, 0.0, 404.0], [0.0, 703.0, 296.0], [0.0, 0.0, 1.0]]),
+    np.array([-0.28, 0.09, 0.0005, -0.0004, 0.0]),
+)

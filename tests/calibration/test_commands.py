@@ -9,11 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.commands import SELF_CHECK_CAMERA
 from calibration.light import camera_gains_bgr
 from calibration.pattern import Pattern
 from calibration.profiles import DATA_ENV
-from calibration.synthetic import random_poses, render_view, with_setup_pieces
+from calibration.synthetic import (
+    SELF_CHECK_CAMERA,
+    random_poses,
+    render_view,
+    with_setup_pieces,
+)
 from companion.cli import main
 from companion.layouts import random_board
 from vision.synth.render import Conditions, render_board
@@ -247,9 +251,7 @@ class FakeCamera:
 def test_live_camera_calibration_and_grab(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], board_photos
 ) -> None:
-    import calibration.commands as commands
-
-    monkeypatch.setattr(commands.cv2, "VideoCapture", FakeCamera)
+    monkeypatch.setattr(cv2, "VideoCapture", FakeCamera)
     pattern = Pattern()
     poses = random_poses(pattern, SELF_CHECK_CAMERA, 5, rng=31)
     views = [

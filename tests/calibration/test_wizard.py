@@ -8,10 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.commands import SELF_CHECK_CAMERA
 from calibration.pattern import Pattern
 from calibration.profiles import ProfileStore
-from calibration.synthetic import random_poses, render_view, with_setup_pieces
+from calibration.synthetic import (
+    SELF_CHECK_CAMERA,
+    random_poses,
+    render_view,
+    with_setup_pieces,
+)
 from calibration.wizard import CalibrationWizard, WizardError
 from companion.layouts import random_board
 from vision.synth.render import Conditions, render_board
