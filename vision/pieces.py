@@ -1,0 +1,602 @@
+"""Players' pieces on a registered board: settlements, cities, roads and ships by colour.
+
+Method
+------
+1. **Top view.** The photo is warped to a small rectified top view of the registered board
+   (``px_per_unit`` pixels per hex radius). Everything below works there, so a piece has the
+   same size wherever it stands and whatever the camera's tilt.
+2. **Light.** Each channel is divided by a smooth gain field: a plane fitted to the log of the
+   channel over the land hexes (grey-world over the board, with a linear ramp). This removes
+   the room's brightness, a colour cast and a lamp's gradient, which otherwise move a white
+   piece towards the beige tile borders or a red one towards the hills.
+3. **Colour labels.** Every pixel takes the nearest player colour in CIELAB (after step 2) if
+   it is within that colour's tolerance, else no colour. The prototypes are chosen so that the
+   terrain they resemble stays outside: orange sits between fields and gold with a higher a*,
+   brown is far darker than hills, green more saturated than forest and darker than pasture,
+   blue more saturated and darker than the sea, white neutral where borders are yellow.
+4. **Sites.** Only the grid's corners and sides are looked at. A corner holds a building when
+   most of a small disc around it has one colour; a side holds a road when most of a thin strip
+   along its middle does. A city is told from a settlement by the area of its colour around the
+   corner (roads of the same colour on the corner's sides are left out of that area). On a sea
+   or coast side a ship is told from a road by its colour outside the strip (hull and sail lie
+   across the side, a road along it).
+
+Regions covered by a hand, glare or anything the caller masks are not read: a site whose
+pixels are mostly covered is *unknown*, never empty.
+
+Colour indices follow :data:`COLOURS`. State codes (used by the tracker): ``UNKNOWN`` (-1),
+``EMPTY`` (0), and ``1 + 2 * colour + k`` where ``k`` is 0 for a settlement or road, 1 for a
+city or ship.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.board import (
+    Edge,
+    Hex,
+    Piece,
+    Topology,
+    Vertex,
+    edge_vertices,
+    hex_center,
+    hex_corner_points,
+    vertex_position,
+)
+
+#: Player colours, in the order of colour indices.
+COLOURS: tuple[str, ...] = ("red", "blue", "orange", "white", "green", "brown")
+
+#: Colour classes in CIELAB (L* 0..100, a*, b*) after light normalisation: mean and standard
+#: deviation per axis. Measured over the project's renders (vision.synth) under random light
+#: (``catan-companion bench tracking --measure-colours`` prints them); a table with other
+#: pieces passes its own player colours (calibration's colour profile). The background classes
+#: are what a player colour must be told from: every terrain, the tile borders, the chips and
+#: the sea frame.
+PLAYER_CLASSES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
+    "red": ((48.2, 64.5, 42.8), (5.5, 7.4, 7.3)),
+    "blue": ((35.9, 21.4, -55.8), (4.5, 8.8, 11.9)),
+    "orange": ((68.9, 30.0, 67.0), (3.5, 8.1, 4.9)),
+    "white": ((93.0, 0.4, 0.4), (7.4, 4.9, 8.8)),
+    "green": ((53.6, -46.9, 35.9), (4.8, 4.8, 4.8)),
+    "brown": ((37.1, 14.8, 27.2), (5.4, 5.7, 6.1)),
+}
+BACKGROUND_CLASSES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
+    "border": ((85.0, -1.2, 25.9), (7.5, 7.6, 10.0)),
+    "chip": ((72.9, 2.3, 19.5), (21.9, 13.6, 15.0)),
+    "frame": ((56.0, -2.1, -4.0), (15.4, 19.4, 33.8)),
+    "desert": ((76.9, 1.7, 30.7), (12.2, 5.9, 11.5)),
+    "fields": ((72.7, -0.1, 56.5), (8.9, 9.5, 7.9)),
+    "forest": ((34.7, -26.4, 24.6), (9.6, 7.2, 7.3)),
+    "hills": ((52.7, 24.1, 37.3), (8.7, 9.5, 10.2)),
+    "mountains": ((62.3, 1.1, 1.3), (11.0, 7.7, 9.7)),
+    "pasture": ((73.8, -36.9, 53.4), (8.5, 7.6, 8.1)),
+    # Not in the measured renders (base boards): CIELAB of the renderer's gold and sea art.
+    "gold": ((66.0, 19.0, 66.0), (8.0, 6.0, 8.0)),
+    "sea": ((47.0, -2.0, -36.0), (8.0, 6.0, 8.0)),
+    # Outlines, shadows and ink: whatever is nearly black.
+    "dark": ((12.0, 0.0, 0.0), (8.0, 6.0, 6.0)),
+}
+# Player colours' spreads are widened by this factor: lights and cameras vary more than the
+# measured renders do, and the sites' majority vote absorbs a few stray pixels.
+_PLAYER_SPREAD = 1.3
+# A pixel farther than this (in standard deviations, squared sum) from its class is no class.
+_FAR = 25.0
+# Levels per channel of the colour lookup table.
+_LUT_LEVELS = 64
+
+# The reference grey the board's mean is mapped to by the light normalisation (B, G, R),
+# and the colour the tile borders are then mapped to (the renderer's border, B, G, R).
+_REFERENCE = (110.0, 140.0, 150.0)
+_BORDER = (150.0, 200.0, 220.0)
+# Two sides whose mean colours are this close (BGR levels) show the same thing.
+_CLUSTER = 18.0
+
+UNKNOWN = -1
+EMPTY = 0
+
+# Site geometry, in hex radii.
+_CORE_RADIUS = 0.12  # a building covers at least this disc around its corner
+_AREA_RADIUS = 0.42  # ... and at most this one (a city's wing)
+_STRIP_FROM, _STRIP_TO = 0.25, 0.75  # the part of a side a road always covers
+_STRIP_HALF = 0.045  # half width of the strip read for a road
+_ROAD_HALF = 0.1  # half width of the band a road may cover
+_SHIP_RADIUS = 0.32  # a ship's hull and sail around the side's midpoint
+# Decisions.
+_PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be there
+_COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
+_CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a city
+_SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
+
+
+def state_code(colour: int, big: bool) -> int:
+    """The state code of a piece of colour index ``colour``; ``big``: city or ship."""
+    return 1 + 2 * colour + int(big)
+
+
+@dataclass(frozen=True)
+class DetectedPiece:
+    """A piece found on the board, in board coordinates, with a confidence in 0..1."""
+
+    kind: str
+    color: str
+    vertex: Vertex | None = None
+    edge: Edge | None = None
+    confidence: float = 1.0
+
+    def to_piece(self) -> Piece:
+        return Piece(self.kind, self.color, self.vertex, self.edge)
+
+    def to_json(self) -> dict[str, Any]:
+        """The board JSON form of DESIGN.md, with the confidence."""
+        out: dict[str, Any] = {"kind": self.kind, "color": self.color}
+        if self.vertex is not None:
+            out["vertex"] = list(self.vertex)
+        if self.edge is not None:
+            out["edge"] = list(self.edge)
+        out["confidence"] = round(self.confidence, 3)
+        return out
+
+
+@dataclass
+class SiteReadings:
+    """What the detector read at every corner and side of the board.
+
+    Attributes:
+        vertices, edges: the topology's corners and sides (the order of the arrays).
+        vertex_state, edge_state: int64 (V,) and (E,) state codes (see the module doc).
+        vertex_conf, edge_conf: float64 (V,) and (E,) confidence of each state, 0..1.
+        vertex_area: float64 (V,) area (hex radii squared) of a building's colour within
+            0.42 hex radii of its corner, roads included (0 where no building is read). At one
+            corner under one light it grows when a city replaces a settlement: the tracker
+            tells upgrades by it.
+    """
+
+    vertices: tuple[Vertex, ...]
+    edges: tuple[Edge, ...]
+    vertex_state: np.ndarray
+    edge_state: np.ndarray
+    vertex_conf: np.ndarray
+    edge_conf: np.ndarray
+    vertex_area: np.ndarray
+    colours: tuple[str, ...] = COLOURS
+
+    def pieces(self) -> list[DetectedPiece]:
+        """The pieces of the known, occupied sites."""
+        return pieces_from_states(
+            self.vertices,
+            self.edges,
+            self.vertex_state,
+            self.edge_state,
+            self.vertex_conf,
+            self.edge_conf,
+            self.colours,
+        )
+
+
+def pieces_from_states(
+    vertices: Sequence[Vertex],
+    edges: Sequence[Edge],
+    vertex_state: np.ndarray,
+    edge_state: np.ndarray,
+    vertex_conf: np.ndarray | None = None,
+    edge_conf: np.ndarray | None = None,
+    colours: Sequence[str] = COLOURS,
+) -> list[DetectedPiece]:
+    """Pieces from per-site state codes (unknown and empty sites give none)."""
+    out: list[DetectedPiece] = []
+    for i, s in enumerate(vertex_state):
+        if s > EMPTY:
+            c, big = divmod(int(s) - 1, 2)
+            conf = 1.0 if vertex_conf is None else float(vertex_conf[i])
+            kind = "city" if big else "settlement"
+            out.append(DetectedPiece(kind, colours[c], vertex=vertices[i], confidence=conf))
+    for i, s in enumerate(edge_state):
+        if s > EMPTY:
+            c, big = divmod(int(s) - 1, 2)
+            conf = 1.0 if edge_conf is None else float(edge_conf[i])
+            kind = "ship" if big else "road"
+            out.append(DetectedPiece(kind, colours[c], edge=edges[i], confidence=conf))
+    return out
+
+
+def normalise_light(
+    top: np.ndarray,
+    land: np.ndarray,
+    anchor: tuple[np.ndarray, np.ndarray] | None = None,
+    step: int = 5,
+) -> np.ndarray:
+    """Divide out the light: per channel, a plane fitted to log intensity over the land, then
+    a gain that maps the tile borders' colour to a fixed one.
+
+    Args:
+        top: BGR uint8 (H, W, 3) top view.
+        land: bool (H, W), the pixels the fit uses (the land hexes, minus covered ones).
+        anchor: optional ``(flat pixel indices, group ids)`` of the middles of the sides. Each
+            group (a side) is mostly tile border or mostly a piece; the border colour is the
+            densest cluster of the groups' mean colours (the sides without a piece agree with
+            each other, pieces of one colour are too few to outvote them). The border is one
+            light colour all over the board: a better white reference than the terrain mix.
+        step: every ``step``-th land pixel is used (speed).
+
+    Returns:
+        BGR float32 (H, W, 3), 0..255, with the board's light ramp flattened and its border
+        (or, without anchor, its mean) mapped to a fixed colour. With no usable pixel,
+        ``top`` unchanged (as float32).
+    """
+    h, w = top.shape[:2]
+    img = top.astype(np.float32)
+    ys, xs = np.nonzero(land)
+    if len(xs) < 30:
+        return img
+    ys, xs = ys[::step], xs[::step]
+    design = np.column_stack([np.ones(len(xs)), xs / w - 0.5, ys / h - 0.5])
+    # The +8 keeps log() finite on black pixels and damps noise in dark ones.
+    logs = np.log(img[ys, xs] + 8.0)
+    coef, *_ = np.linalg.lstsq(design, logs, rcond=None)  # (3, 3): term x channel
+    # exp(ref - (c0 + c1 x + c2 y)) separates into a row factor times a column factor.
+    ref = np.log(np.array(_REFERENCE, np.float32))
+    gx = np.exp(-np.outer(np.arange(w, dtype=np.float32) / w - 0.5, coef[1]))  # (w, 3)
+    gy = np.exp(ref - coef[0] - np.outer(np.arange(h, dtype=np.float32) / h - 0.5, coef[2]))
+    out = img * gy[:, None, :].astype(np.float32)
+    out *= gx[None, :, :].astype(np.float32)
+    if anchor is not None and len(anchor[0]):
+        border = _border_colour(out.reshape(-1, 3), *anchor)
+        if border is not None:
+            out *= (np.array(_BORDER, np.float32) / np.maximum(border, 1.0))[None, None, :]
+    return np.clip(out, 0, 255)
+
+
+def _border_colour(flat: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndarray | None:
+    """The densest cluster of the groups' mean BGR colours (float32 (3,)), or None."""
+    n = int(group.max()) + 1
+    sizes = np.bincount(group, minlength=n)
+    used = sizes > 0
+    if used.sum() < 3:
+        return None
+    means = (
+        np.stack([np.bincount(group, weights=flat[idx, c], minlength=n) for c in range(3)], axis=1)[
+            used
+        ]
+        / sizes[used, None]
+    )
+    d = np.linalg.norm(means[:, None, :] - means[None, :, :], axis=2)
+    near = d < _CLUSTER
+    centre = int(np.argmax(near.sum(axis=1)))
+    return np.median(means[near[centre]], axis=0).astype(np.float32)
+
+
+@dataclass
+class _Sites:
+    """Flat top-view pixel indices of every site's regions, with their site numbers."""
+
+    vcore: tuple[np.ndarray, np.ndarray]
+    varea: tuple[np.ndarray, np.ndarray]
+    # Per (vertex, slot 0..2) the part of the area disc inside the road band of that side.
+    vband: tuple[np.ndarray, np.ndarray]
+    vband_edge: np.ndarray  # (V, 3) edge index of each slot, -1 when none
+    estrip: tuple[np.ndarray, np.ndarray]
+    eoff: tuple[np.ndarray, np.ndarray]
+    vsize: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class PieceDetector:
+    """Reads pieces at the corners and sides of one registered board.
+
+    The geometry (where each site's pixels are) is computed once per registration, so the
+    tracker can call :meth:`read` on every frame.
+
+    Args:
+        homography: float (3, 3) board plane (hex radii) -> image pixels.
+        hexes: the board's hexes (canonical axial coordinates).
+        sea_hexes: hexes that are sea.
+        ships: whether ships are played (Seafarers): they are looked for on sea and coast
+            sides (those of ``sea_hexes`` and of the frame).
+        prototypes: player colour -> (CIELAB mean, standard deviation) after light
+            normalisation; the players' colours only (default :data:`PLAYER_CLASSES`).
+        px_per_unit: top-view resolution, pixels per hex radius (>= 12).
+    """
+
+    def __init__(
+        self,
+        homography: np.ndarray,
+        hexes: Sequence[Hex],
+        sea_hexes: Sequence[Hex] = (),
+        ships: bool = False,
+        prototypes: Mapping[str, tuple[tuple[float, float, float], tuple[float, float, float]]]
+        | None = None,
+        px_per_unit: float = 32.0,
+    ):
+        if px_per_unit < 12:
+            raise ValueError(f"px_per_unit must be at least 12, not {px_per_unit}")
+        if not hexes:
+            raise ValueError("the board has no hexes")
+        h = np.asarray(homography, np.float64)
+        if h.shape != (3, 3) or not np.all(np.isfinite(h)):
+            raise ValueError("the homography must be a finite 3x3 matrix")
+        protos = dict(prototypes or PLAYER_CLASSES)
+        unknown = set(protos) - set(COLOURS)
+        if unknown:
+            raise ValueError(f"unknown player colour {sorted(unknown)[0]!r}")
+        self.colours = tuple(c for c in COLOURS if c in protos)
+        classes = [protos[c] for c in self.colours] + list(BACKGROUND_CLASSES.values())
+        self._means = np.array([m for m, _ in classes], np.float32)
+        spread = np.array([_PLAYER_SPREAD] * len(self.colours) + [1.0] * len(BACKGROUND_CLASSES))
+        self._stds = np.array([sd for _, sd in classes], np.float32) * spread[:, None].astype(
+            np.float32
+        )
+        if np.any(self._stds <= 0):
+            raise ValueError("colour spreads must be positive")
+        self._log_norm = 2.0 * np.log(self._stds).sum(axis=1)
+        self._lut = self._colour_table()
+        self.topology = Topology.of(hexes)
+        self.hexes = tuple(hexes)
+        self.homography = h
+        self.px = float(px_per_unit)
+        centres = np.array([hex_center(x) for x in self.hexes])
+        margin = 1.3
+        lo = centres.min(axis=0) - margin
+        hi = centres.max(axis=0) + margin
+        self.size = tuple(int(math.ceil(v)) for v in (hi - lo) * self.px)
+        self.plane_to_top = np.array(
+            [[self.px, 0, -lo[0] * self.px], [0, self.px, -lo[1] * self.px], [0, 0, 1]]
+        )
+        self._top_to_image = h @ np.linalg.inv(self.plane_to_top)
+        w, ht = self.size
+        land = np.zeros((ht, w), np.uint8)
+        sea = set(sea_hexes)
+        for x in self.hexes:
+            if x not in sea:
+                pts = self._to_top(np.array(hex_corner_points(x)))
+                cv2.fillPoly(land, [np.round(pts).astype(np.int32)], 255)
+        self.land = land > 0
+        t = self.topology
+        hex_is_sea = [x in sea for x in t.hexes]
+        self.sea_edges = np.array(
+            [ships and (len(hs) < 2 or any(hex_is_sea[i] for i in hs)) for hs in t.edge_hexes],
+            bool,
+        )
+        self._sites = self._build_sites()
+        # Tile borders are drawn around land hexes: only sides touching land anchor the light.
+        touches_land = np.array([any(not hex_is_sea[i] for i in hs) for hs in t.edge_hexes])
+        keep = touches_land[self._sites.estrip[1]]
+        self._anchor = (self._sites.estrip[0][keep], self._sites.estrip[1][keep])
+
+    def _colour_table(self) -> np.ndarray:
+        """The class of every quantised normalised BGR colour: int8 (n, n, n), -1 for none.
+
+        Classifying the table's cell centres once makes each frame a lookup.
+        """
+        n = _LUT_LEVELS
+        levels = (np.arange(n, dtype=np.float32) + 0.5) * (256.0 / n)
+        b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+        bgr = np.stack([b, g, r], axis=-1).reshape(-1, 1, 3) / 255.0
+        lab = cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        z = (lab[None, :, :] - self._means[:, None, :]) / self._stds[:, None, :]
+        dist = np.einsum("kpc,kpc->kp", z, z)
+        # Diagonal Gaussian classes: squared distance in standard deviations plus log spread.
+        cls = np.argmin(dist + self._log_norm[:, None], axis=0)
+        out = np.where(cls < len(self.colours), cls, -1)
+        out[dist[cls, np.arange(len(cls))] > _FAR] = -1
+        return out.astype(np.int8).reshape(n, n, n)
+
+    def _to_top(self, points: np.ndarray) -> np.ndarray:
+        p = np.asarray(points, np.float64).reshape(-1, 2)
+        return p * self.px + self.plane_to_top[:2, 2]
+
+    # -- geometry -----------------------------------------------------------------------------
+
+    def _build_sites(self) -> _Sites:
+        t = self.topology
+        w, h = self.size
+        r = int(math.ceil(_AREA_RADIUS * self.px)) + 1
+        oy, ox = np.mgrid[-r : r + 1, -r : r + 1].astype(np.float64)
+        off = np.column_stack([ox.ravel(), oy.ravel()]) / self.px  # board-plane offsets
+        dist = np.hypot(off[:, 0], off[:, 1])
+
+        def flat(centre_top: np.ndarray, keep: np.ndarray) -> np.ndarray:
+            cx, cy = int(round(centre_top[0])), int(round(centre_top[1]))
+            xs = (ox.ravel()[keep] + cx).astype(np.int64)
+            ys = (oy.ravel()[keep] + cy).astype(np.int64)
+            ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            return ys[ok] * w + xs[ok]
+
+        def along(offs: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+            """(distance along a->b from a, signed distance across), for offsets from a."""
+            d = (b - a) / np.linalg.norm(b - a)
+            return offs @ d, offs @ np.array([-d[1], d[0]])
+
+        vcore, varea, vband = ([], []), ([], []), ([], [])
+        vband_edge = -np.ones((len(t.vertices), 3), np.int64)
+
+        def add(target: tuple[list, list], idx: np.ndarray, site: int) -> None:
+            target[0].append(idx)
+            target[1].append(np.full(len(idx), site, np.int64))
+
+        for v, name in enumerate(t.vertices):
+            p = np.array(vertex_position(name))
+            c = self._to_top(p)[0]
+            add(vcore, flat(c, dist <= _CORE_RADIUS), v)
+            add(varea, flat(c, dist <= _AREA_RADIUS), v)
+            for slot, e in enumerate(t.vertex_edges[v]):
+                a, b = (np.array(vertex_position(x)) for x in edge_vertices(t.edges[e]))
+                far = b if np.allclose(a, p) else a
+                s, n = along(off, p, far)
+                band = (dist <= _AREA_RADIUS) & (s > _CORE_RADIUS) & (np.abs(n) <= _ROAD_HALF)
+                add(vband, flat(c, band), v * 3 + slot)
+                vband_edge[v, slot] = e
+        estrip, eoff = ([], []), ([], [])
+        for e, name in enumerate(t.edges):
+            a, b = (np.array(vertex_position(x)) for x in edge_vertices(name))
+            mid = (a + b) / 2
+            c = self._to_top(mid)[0]
+            s, n = along(off, a - mid, b - mid)
+            s = s / np.linalg.norm(b - a)  # offsets are from the midpoint: s in -0.5..0.5
+            strip = (np.abs(s) <= (_STRIP_TO - _STRIP_FROM) / 2) & (np.abs(n) <= _STRIP_HALF)
+            add(estrip, flat(c, strip), e)
+            add(eoff, flat(c, (dist <= _SHIP_RADIUS) & (np.abs(n) > _ROAD_HALF)), e)
+
+        def cat(pair: tuple[list, list]) -> tuple[np.ndarray, np.ndarray]:
+            return np.concatenate(pair[0]), np.concatenate(pair[1])
+
+        sites = _Sites(cat(vcore), cat(varea), cat(vband), vband_edge, cat(estrip), cat(eoff))
+        n_v, n_e = len(t.vertices), len(t.edges)
+        sites.vsize = {
+            "vcore": np.bincount(sites.vcore[1], minlength=n_v),
+            "varea": np.bincount(sites.varea[1], minlength=n_v),
+            "vband": np.bincount(sites.vband[1], minlength=n_v * 3),
+            "estrip": np.bincount(sites.estrip[1], minlength=n_e),
+            "eoff": np.bincount(sites.eoff[1], minlength=n_e),
+        }
+        return sites
+
+    # -- per frame ----------------------------------------------------------------------------
+
+    def top_view(self, image: np.ndarray) -> np.ndarray:
+        """The board's top view: BGR uint8 of shape (size[1], size[0], 3)."""
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise ValueError("the image must be a colour (H, W, 3) uint8 array")
+        return cv2.warpPerspective(
+            image,
+            self._top_to_image,
+            self.size,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+
+    def to_top_mask(self, mask: np.ndarray) -> np.ndarray:
+        """An image-space bool mask (H, W) warped to the top view (bool)."""
+        m = cv2.warpPerspective(
+            mask.astype(np.uint8) * 255,
+            self._top_to_image,
+            self.size,
+            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+        )
+        return m > 0
+
+    def labels(self, top: np.ndarray, covered: np.ndarray | None = None) -> np.ndarray:
+        """Per-pixel colour index (int8 (H, W); -1 no player colour, -2 covered)."""
+        fit = self.land if covered is None else self.land & ~covered
+        anchor = self._anchor
+        if covered is not None:
+            keep = ~covered.ravel()[anchor[0]]
+            anchor = (anchor[0][keep], anchor[1][keep])
+        norm = normalise_light(top, fit, anchor)
+        q = np.minimum(norm * (_LUT_LEVELS / 256.0), _LUT_LEVELS - 1).astype(np.int32)
+        best = self._lut[q[..., 0], q[..., 1], q[..., 2]]
+        if covered is not None:
+            best[covered] = -2
+        return best
+
+    def read(self, image: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
+        """Read every site of a photo.
+
+        Args:
+            image: BGR uint8 (H, W, 3), the camera frame the homography is for.
+            covered: optional bool (H, W) image mask of pixels not to trust (hands, glare).
+        """
+        top = self.top_view(image)
+        cov = None if covered is None else self.to_top_mask(covered)
+        return self.read_top(top, cov)
+
+    def read_top(self, top: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
+        """Read every site of a top view (``covered``: bool mask in top-view pixels)."""
+        lab = self.labels(top, covered).ravel()
+        t, s = self.topology, self._sites
+        n_v, n_e, k = len(t.vertices), len(t.edges), len(self.colours)
+
+        def counts(region: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+            """(n, k + 2) pixel counts per site: column 0 covered, 1 none, 2.. colours."""
+            idx, site = region
+            values = lab[idx].astype(np.int64) + 2
+            flat = np.bincount(site * (k + 2) + values, minlength=n * (k + 2))
+            return flat.reshape(n, k + 2)
+
+        vcore, varea = counts(s.vcore, n_v), counts(s.varea, n_v)
+        vband = counts(s.vband, n_v * 3).reshape(n_v, 3, k + 2)
+        estrip, eoff = counts(s.estrip, n_e), counts(s.eoff, n_e)
+
+        # Sides first: the buildings' areas leave out their roads.
+        e_state = np.zeros(n_e, np.int64)
+        e_conf = np.zeros(n_e, np.float64)
+        e_size = np.maximum(s.vsize["estrip"], 1)
+        e_cov = estrip[:, 0] / e_size
+        frac = estrip[:, 2:] / e_size[:, None]
+        best = np.argmax(frac, axis=1)
+        best_frac = frac[np.arange(n_e), best]
+        off_frac = eoff[np.arange(n_e), best + 2] / np.maximum(s.vsize["eoff"], 1)
+        for e in range(n_e):
+            if e_cov[e] > _COVERED:
+                e_state[e], e_conf[e] = UNKNOWN, 0.0
+                continue
+            ship = self.sea_edges[e] and off_frac[e] > _SHIP_OFF
+            if best_frac[e] >= _PRESENT or (ship and best_frac[e] >= _PRESENT / 2):
+                e_state[e] = state_code(int(best[e]), bool(ship))
+                e_conf[e] = _confidence(best_frac[e], _PRESENT)
+            else:
+                e_conf[e] = _confidence(1.0 - best_frac[e], 1.0 - _PRESENT)
+        v_state = np.zeros(n_v, np.int64)
+        v_conf = np.zeros(n_v, np.float64)
+        v_area = np.zeros(n_v, np.float64)
+        v_size = np.maximum(s.vsize["vcore"], 1)
+        v_cov = vcore[:, 0] / v_size
+        vfrac = vcore[:, 2:] / v_size[:, None]
+        vbest = np.argmax(vfrac, axis=1)
+        unit2 = self.px * self.px
+        for v in range(n_v):
+            if v_cov[v] > _COVERED:
+                v_state[v] = UNKNOWN
+                continue
+            f, c = vfrac[v, vbest[v]], int(vbest[v])
+            if f < _PRESENT:
+                v_conf[v] = _confidence(1.0 - f, 1.0 - _PRESENT)
+                continue
+            # Every side's band is left out, road or not, so that the area does not depend
+            # on the roads around the corner.
+            area = varea[v, c + 2] - vband[v, :, c + 2].sum()
+            v_area[v] = varea[v, c + 2] / unit2
+            v_state[v] = state_code(c, area / unit2 > _CITY_AREA)
+            v_conf[v] = _confidence(f, _PRESENT)
+        return SiteReadings(
+            t.vertices, t.edges, v_state, e_state, v_conf, e_conf, v_area, self.colours
+        )
+
+
+def _confidence(value: float, threshold: float) -> float:
+    """0.5 at the decision threshold, rising to 1 as ``value`` goes to 1."""
+    if threshold >= 1.0:
+        return 1.0
+    return float(np.clip(0.5 + 0.5 * (value - threshold) / (1.0 - threshold), 0.0, 1.0))
+
+
+def detect_pieces(
+    image: np.ndarray,
+    registration: Any,
+    prototypes: Mapping[str, tuple[float, float, float]] | None = None,
+) -> list[DetectedPiece]:
+    """The pieces on a registered board photo.
+
+    Args:
+        image: BGR uint8 (H, W, 3), the photo ``registration`` was made on.
+        registration: a :class:`vision.register.Registration` (its ``homography``, ``hexes``
+            and ``sea_fraction`` are used).
+        prototypes: player colours (CIELAB after light normalisation); the defaults are the
+            renderer's pieces.
+
+    Returns:
+        Settlements and cities at corners, roads and ships at sides, in the registration's
+        canonical coordinates, each with a confidence.
+    """
+    sea = [h for h, f in getattr(registration, "sea_fraction", {}).items() if f > 0.7]
+    ships = registration.kind == "seafarers"
+    detector = PieceDetector(
+        registration.homography, registration.hexes, sea, ships, prototypes=prototypes
+    )
+    return detector.read(image).pieces()
