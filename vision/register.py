@@ -532,11 +532,11 @@ def _rotation_matrix(k: int) -> np.ndarray:
 def sea_mask(bgr: np.ndarray) -> np.ndarray:
     """Pixels that look like open sea: bool (H, W) of a BGR uint8 image.
 
-    Sea is told by hue (blue to cyan, OpenCV hue 88..130), some saturation and not too dark.
+    Sea is told by hue (cyan to blue-violet, OpenCV hue 88..140), some saturation and not too dark.
     """
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
     hue, sat = hsv[..., 0].astype(np.int16), hsv[..., 1]
-    return (hue >= 88) & (hue <= 130) & (sat >= 40) & (hsv[..., 2] >= 35)
+    return (hue >= 88) & (hue <= 140) & (sat >= 40) & (hsv[..., 2] >= 35)
 
 
 def _sample(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
