@@ -43,7 +43,6 @@ from companion.board import (
     CORNERS,
     SIDES,
     SQRT3,
-    Board,
     Edge,
     Hex,
     Terrain,
@@ -191,12 +190,10 @@ class WhiteReference:
     Attributes:
         coeffs: float64 (3, 3): per BGR channel, log colour = c0 + c1 * x + c2 * y (board plane).
         chips: how many chips the fit used.
-        spread: robust spread (log units) of the chips around the fit.
     """
 
     coeffs: np.ndarray
     chips: int
-    spread: float
 
     def at(self, plane: np.ndarray) -> np.ndarray:
         """Paper colour (BGR 0..255) at board-plane points (N, 2): float32 (N, 3)."""
@@ -249,8 +246,7 @@ def measure_white(
         weights = 1.0 / (1.0 + (resid / (2.0 * scale)) ** 2)
     full = np.zeros((3, 3))
     full[:, : coeffs.shape[1]] = coeffs
-    resid = np.linalg.norm(logs - design @ coeffs.T, axis=1)
-    return WhiteReference(full, len(papers), float(np.median(resid)))
+    return WhiteReference(full, len(papers))
 
 
 # --- Gaussian colour models ----------------------------------------------------------------------
@@ -322,16 +318,12 @@ class Reference:
     Attributes:
         white: the chips' paper colour field.
         offset: float64 (3,) remaining log-colour offset found from the hexes.
-        logs: per hex, float32 (M, 3) chip-relative log colours of its ring, offset removed.
-        clipped: per hex, bool (M, 3): channels the camera saturated.
         scores: float64 (hexes, terrains) misfit of every hex to every terrain model.
-        hexes: the hexes, in the order of ``logs`` and ``scores``.
+        hexes: the hexes, in the order of ``scores``' rows.
     """
 
     white: WhiteReference
     offset: np.ndarray
-    logs: list[np.ndarray]
-    clipped: list[np.ndarray]
     scores: np.ndarray
     hexes: list[Hex]
 
@@ -350,7 +342,8 @@ class LightCheck:
         reasons: why not, in words.
         colour_shift: distance (log units) of the light's colour from the profile's.
         brightness: the light's brightness relative to the profile's (1 = same).
-        misfit: mean per-hex misfit to the terrain models after balancing (1 ~ typical).
+        misfit: median per-hex misfit to the terrain models after balancing (1 ~ typical).
+        chips_seen: chips that gave the white reference (the robber or hands hide some).
     """
 
     ok: bool
@@ -358,6 +351,7 @@ class LightCheck:
     colour_shift: float
     brightness: float
     misfit: float
+    chips_seen: int
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -366,6 +360,7 @@ class LightCheck:
             "colour_shift": round(self.colour_shift, 4),
             "brightness": round(self.brightness, 4),
             "misfit": round(self.misfit, 3),
+            "chips_seen": self.chips_seen,
         }
 
 
@@ -438,7 +433,7 @@ class ColorProfile:
             offset = np.zeros(3)
             offset[valid] = np.nanmedian(resid[:, valid], axis=0)
             scores = self._scores(logs, offset, clipped)
-        return Reference(white, offset, [x - offset for x in logs], clipped, scores, hexes)
+        return Reference(white, offset, scores, hexes)
 
     def _scores(
         self, logs: Sequence[np.ndarray], offset: np.ndarray, clipped: Sequence[np.ndarray]
@@ -585,7 +580,7 @@ class ColorProfile:
             reasons.append(f"the light is {brightness:.2f} times as bright as at calibration")
         if misfit > max_misfit:
             reasons.append(f"the terrain colours no longer fit (misfit {misfit:.1f})")
-        return LightCheck(not reasons, reasons, colour, brightness, misfit)
+        return LightCheck(not reasons, reasons, colour, brightness, misfit, ref.white.chips)
 
     # --- JSON -----------------------------------------------------------------------------
 
@@ -925,8 +920,3 @@ def _learn_players(
             raise ColorError(f"no pieces of player colour {p!r} were found on the board")
         out[p] = Gaussian.fit(np.vstack(members))
     return out
-
-
-def board_chip_hexes(board: Board) -> list[Hex]:
-    """Hexes of a board that carry a number chip."""
-    return [h for h, t in board.tiles.items() if t.number is not None]

@@ -168,11 +168,15 @@ def test_light_check_says_when_to_calibrate_again(learned) -> None:
     hexes = sorted(board.tiles)
     truth = {h: board.tiles[h].terrain for h in hexes}
 
+    chips = [h for h in hexes if board.tiles[h].number is not None]
+
     def check(render, prof=profile):
-        return prof.check_light(prof.reference(render.image, render.homography, hexes), truth)
+        ref = prof.reference(render.image, render.homography, hexes, chips)
+        return prof.check_light(ref, truth)
 
     same = check(photo(board, seed, rotation_deg=60.0))
     assert same.ok and same.reasons == []
+    assert same.chips_seen == len(chips)
     assert same.brightness == pytest.approx(1.0, abs=0.05)
     warm = check(photo(board, seed, **LIGHTS["warm 2700 K"]))
     assert not warm.ok and "colour changed" in warm.reasons[0]
