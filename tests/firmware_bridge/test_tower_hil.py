@@ -174,7 +174,7 @@ def test_firmware_shows_when_the_host_is_gone(firmware: FirmwareBuild) -> None:
             shown = proc.display()
             assert shown is not None and shown[:2] == bytes([0x67, SEGMENTS[3]])  # "P3"
         # no PINGs any more: after 3 s of firmware time the player digits read "--"
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # generous: a loaded CI machine
         while (shown := proc.display()) is not None and shown[:2] != b"\x01\x01":
             assert time.monotonic() < deadline, "the tower never noticed the host was gone"
             threading.Event().wait(0.05)
@@ -210,7 +210,7 @@ def test_matrix_display(firmware_matrix: FirmwareBuild) -> None:
             rows = proc.display()
             assert rows is not None
             assert [r & 0xFE for r in rows[:6]] == [0x80, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC]
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # generous: a loaded CI machine
         while (rows := proc.display()) is not None and [r & 1 for r in rows] != [1, 0] * 4:
             assert time.monotonic() < deadline, "the matrix never showed the host was gone"
             threading.Event().wait(0.05)
