@@ -21,8 +21,9 @@ FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 VECTORS = FIRMWARE_DIR / "test_vectors.txt"
 
 
-class HarnessError(RuntimeError):
-    """The harness could not be built, started or controlled."""
+class HarnessError(OSError):
+    """The harness could not be built, started or controlled (a problem of the machine, so
+    an OSError: the command line reports it in one line)."""
 
 
 def toolchain_missing() -> str | None:
