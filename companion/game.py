@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
@@ -297,6 +298,9 @@ class Game:
         self.special_vp = [0] * n
         self.edge_owner = [-1] * len(t.edges)
         self.edge_kind = [0] * len(t.edges)  # ROAD or SHIP
+        #: each seat's roads and ships, and its buildings (kept, so no scan of the board)
+        self.pieces_of: list[set[int]] = [set() for _ in range(n)]
+        self.buildings_of: list[set[int]] = [set() for _ in range(n)]
         self.hands = [[0] * N_RES for _ in range(n)]
         self.bank = [self.rules.cards_per_resource] * N_RES
         self.deck = [dict(self.rules.dev_deck).get(c, 0) for c in DEV_CARDS]
@@ -652,11 +656,8 @@ class Game:
         if to == e:
             raise IllegalAction("3.4.2", "the ship must move to another side")
         # The new place is judged as if the ship had already left (RULES.md 3.4.7 GAP).
-        self.edge_owner[e] = -1
-        try:
+        with self._lifted(p, e):
             err = self._route_spot_error(p, to, SHIP)
-        finally:
-            self.edge_owner[e] = p
         if err:
             raise err
 
@@ -847,15 +848,15 @@ class Game:
         blocks (RULES.md 1.9.3, 3.2.3)."""
         t = self.topology
         seen: set[int] = set()
-        for e, owner in enumerate(self.edge_owner):
-            if owner != p or (kind is not None and self.edge_kind[e] != kind):
+        for e in self.pieces_of[p]:
+            if kind is not None and self.edge_kind[e] != kind:
                 continue
             for v in t.edge_vertices[e]:
                 if v not in seen and self.vertex_owner[v] in (-1, p):
                     seen.add(v)
                     yield v
-        for v, owner in enumerate(self.vertex_owner):
-            if owner == p and v not in seen:
+        for v in self.buildings_of[p]:
+            if v not in seen:
                 seen.add(v)
                 yield v
 
@@ -995,19 +996,28 @@ class Game:
         if sum(self.deck) and _affords(hand, COST_DEV_CARD):
             yield BuyDevelopmentCard(me)
 
+    @contextmanager
+    def _lifted(self, p: int, e: int) -> Iterator[None]:
+        """Seat ``p``'s piece on side ``e`` taken off the board for a moment (to judge where
+        a moved ship may go); put back however the block is left."""
+        self.edge_owner[e] = -1
+        self.pieces_of[p].discard(e)
+        try:
+            yield
+        finally:
+            self.edge_owner[e] = p
+            self.pieces_of[p].add(e)
+
     def _generate_ship_moves(self, p: int) -> Iterator[Action]:
         if not self.rules.ships or self.turn.moved_ship or not self.turn.rolled:
             return
         t = self.topology
         me = self.players[p]
-        for e, owner in enumerate(self.edge_owner):
-            if owner != p or self._movable_ship_error(p, e) is not None:
+        for e in sorted(self.pieces_of[p]):
+            if self._movable_ship_error(p, e) is not None:
                 continue
-            self.edge_owner[e] = -1
-            try:
+            with self._lifted(p, e):
                 targets = [x for x in self._road_edges(p, SHIP) if x != e]
-            finally:
-                self.edge_owner[e] = p
             for x in targets:
                 yield MoveShip(me, t.edges[e], t.edges[x])
 
@@ -1036,6 +1046,7 @@ class Game:
             self.turn.built = True
         self.vertex_owner[v] = p
         self.vertex_level[v] = 1
+        self.buildings_of[p].add(v)
         self.building_points[p] += 1
         for hook in self.hooks:
             events.extend(
@@ -1097,6 +1108,7 @@ class Game:
             self.turn.built = True
         self.edge_owner[e] = p
         self.edge_kind[e] = kind
+        self.pieces_of[p].add(e)
         if kind == ROAD:
             self.roads_left[p] -= 1
         else:
@@ -1124,6 +1136,8 @@ class Game:
         e, to = t.edge_index[a.edge], t.edge_index[a.to]
         self.edge_owner[e], self.edge_kind[e] = -1, 0
         self.edge_owner[to], self.edge_kind[to] = p, SHIP
+        self.pieces_of[p].discard(e)
+        self.pieces_of[p].add(to)
         self.turn.moved_ship = True
         self.road_lengths[p] = self._longest_road(p)
         events: list[Event] = [

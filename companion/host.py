@@ -11,11 +11,10 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from werkzeug.serving import BaseWSGIServer, make_server
+from typing import Any, Protocol
 
 from companion.actions import RollDice
 from companion.board import Board
@@ -48,17 +47,29 @@ def open_or_create(
     return JournaledGame.create(path, board, players, rules, seed)
 
 
+class WebPage(Protocol):
+    """A served page of the table (web.server.WebServer is one)."""
+
+    url: str
+    table_code: str
+
+    def close(self) -> None: ...
+
+
+#: Starts the page of a table; the CLI passes web.server.serve_table (companion never
+#: imports web: the dependency goes the other way, DESIGN.md).
+WebStarter = Callable[[Table], WebPage]
+
+
 @dataclass
 class TableHost:
     """The running parts of one table (see the module docstring)."""
 
     jgame: JournaledGame
-    host: str = "127.0.0.1"
-    port: int = 0
+    web: WebStarter | None = None
     tower_url: str | None = None
-    table_code: str | None = None
     table: Table = field(init=False)
-    server: BaseWSGIServer | None = None
+    server: WebPage | None = None
     tower: Any = None
     link: TowerLink | None = None
     _threads: list[threading.Thread] = field(default_factory=list)
@@ -70,22 +81,17 @@ class TableHost:
     @property
     def url(self) -> str:
         assert self.server is not None
-        return f"http://{self.host}:{self.server.server_port}/"
+        return self.server.url + "/"
+
+    @property
+    def table_code(self) -> str:
+        return self.server.table_code if self.server is not None else ""
 
     def start(self) -> None:
         self.table.start()
-        self._start_web()
+        if self.web is not None:
+            self.server = self.web(self.table)
         self._start_tower()
-
-    def _start_web(self) -> None:
-        from web.app import create_app
-
-        app = create_app(self.table, table_code=self.table_code)
-        self.table_code = app.extensions["catan"].table_code
-        self.server = make_server(self.host, self.port, app, threaded=True)
-        t = threading.Thread(target=self.server.serve_forever, name="web", daemon=True)
-        t.start()
-        self._threads.append(t)
 
     def _start_tower(self) -> None:
         if self.tower_url is None:
@@ -145,7 +151,7 @@ class TableHost:
         if self.tower is not None:
             self.tower.close()
         if self.server is not None:
-            self.server.shutdown()
+            self.server.close()
         for t in self._threads:
             t.join(timeout=5)
         self.table.stop()

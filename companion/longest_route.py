@@ -105,6 +105,9 @@ def longest_route(
         return c.kind_at_b if v == c.b else c.kind_at_a
 
     total = sum(c.length for c in chains)
+    # The bound pays for itself only where there are many ways round: on the few chains of
+    # an ordinary game the plain search is faster.
+    prune = len(chains) > 8
 
     def bound(v: int, used: int) -> int:
         """Most pieces a trail standing at junction ``v`` can still add."""
@@ -133,7 +136,7 @@ def longest_route(
             best = length
         if best >= total or (length and not passable(v)):
             return
-        if length + bound(v, used) <= best:
+        if prune and length + bound(v, used) <= best:
             return
         for i, w in ends[v]:
             if used >> i & 1:

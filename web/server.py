@@ -14,6 +14,9 @@ import threading
 from flask import Flask
 from werkzeug.serving import make_server
 
+from companion.table import Table
+from web.app import create_app
+
 log = logging.getLogger(__name__)
 
 
@@ -38,6 +41,8 @@ class WebServer:
             raise OSError(f"cannot listen on {host}:{port} (the port is in use)") from None
         self.host = host
         self.port = self._server.server_port
+        #: the table code of the page served (set by :func:`serve_table`)
+        self.table_code = ""
         shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{self.port}"
         self._thread = threading.Thread(
@@ -51,3 +56,13 @@ class WebServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout)
+
+
+def serve_table(
+    table: Table, host: str = "127.0.0.1", port: int = 0, table_code: str | None = None
+) -> WebServer:
+    """The page of ``table`` served on ``host``:``port``; its table code is ``.table_code``."""
+    app = create_app(table, table_code=table_code)
+    server = WebServer(app, host, port)
+    server.table_code = app.extensions["catan"].table_code
+    return server

@@ -35,6 +35,7 @@ from companion.host import TableHost
 from companion.journal import JournaledGame
 from companion.layouts import random_board
 from companion.table import ApplyAction, Inspect
+from web.server import serve_table
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ def _new_host(tmp: Path, n: int, seed: int) -> TableHost:
     colors = ["red", "blue", "white", "orange"]
     board = random_board(4, seed=seed)
     jg = JournaledGame.create(tmp / f"bench{n}.sqlite", board, colors, seed=seed)
-    host = TableHost(jg, port=0, tower_url=f"sim://bench-table-{n}?seed={seed}")
+    host = TableHost(jg, web=serve_table, tower_url=f"sim://bench-table-{n}?seed={seed}")
     host.start()
     return host
 
@@ -152,7 +153,7 @@ def measure_memory(tmp: Path, actions: int) -> dict[str, Any]:
     board = random_board(4, seed=99)
     rules = Rules(victory_points=99)
     jg = JournaledGame.create(tmp / "session.sqlite", board, colors, rules, seed=99)
-    host = TableHost(jg, port=0, tower_url="sim://bench-session")
+    host = TableHost(jg, web=serve_table, tower_url="sim://bench-session")
     host.start()
     page = PageClient(host.url)
     page.start()

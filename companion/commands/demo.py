@@ -15,6 +15,7 @@ from pathlib import Path
 from companion.host import TableHost, open_or_create
 from companion.layouts import random_board
 from companion.scenario import load_scenario
+from web.server import serve_table
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         board, rules = random_board(args.players, seed=args.seed), None
     jgame = open_or_create(journal, board, players, args.seed, rules)
-    host = TableHost(jgame, host=args.host, port=args.port, tower_url="sim://demo")
+    host = TableHost(
+        jgame, web=lambda t: serve_table(t, args.host, args.port), tower_url="sim://demo"
+    )
     try:
         host.start()
     except OSError as exc:

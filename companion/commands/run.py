@@ -16,6 +16,7 @@ from pathlib import Path
 from companion.board import Board, Terrain
 from companion.host import TableHost, open_or_create
 from companion.scenario import load_scenario
+from web.server import serve_table
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
             board.robber = deserts[0]
         check_setup(board, len(players), args.accept_setup)
     jgame = open_or_create(journal, board, players, args.seed, rules)
-    host = TableHost(jgame, host=args.host, port=args.port, tower_url=args.serial)
+    host = TableHost(
+        jgame, web=lambda t: serve_table(t, args.host, args.port), tower_url=args.serial
+    )
     try:
         host.start()
     except OSError as exc:
