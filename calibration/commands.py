@@ -256,6 +256,8 @@ def _run_camera(args: argparse.Namespace) -> int:
         return _camera_self_check(args, pattern)
     if not args.profile:
         raise ValueError("--profile NAME is needed to store the camera calibration")
+    if args.max_seconds <= 0 or args.interval < 0 or args.views < 3:
+        raise ValueError("--max-seconds must be > 0, --interval >= 0 and --views >= 3")
     from calibration.camera import ViewCollector
     from calibration.profiles import ProfileStore
 

@@ -93,6 +93,8 @@ def test_camera_arguments_are_checked(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "saves nothing" in fails(capsys, "camera", "--synthetic", "5", "--profile", "x")
     assert "3..200" in fails(capsys, "camera", "--synthetic", "2")
     assert "--profile NAME" in fails(capsys, "camera", "--images", str(tmp_path))
+    for bad in (["--views", "2"], ["--interval", "-1"], ["--max-seconds", "0"]):
+        assert "--views >= 3" in fails(capsys, "camera", "--profile", "x", "--camera", "0", *bad)
     assert "no images found" in fails(capsys, "camera", "--profile", "x", "--images", str(tmp_path))
     assert "no such image" in fails(capsys, "camera", "--profile", "x", "--images", "nowhere.png")
     broken = tmp_path / "broken.png"
