@@ -213,13 +213,14 @@ def run(args: argparse.Namespace) -> int:
     if args.renders < 0:
         raise ValueError(f"--renders must be >= 0, not {args.renders}")
     datasets = Path(args.datasets)
-    command = (
-        "catan-companion bench vision " + " ".join(sys.argv[3:])
-        if sys.argv[1:2] == ["bench"]
-        else "catan-companion bench vision"
-    )
+    # The command line that reproduces these figures (every option spelled out).
+    command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
+    if datasets != DEFAULT_DATASETS:
+        command += f" --datasets {datasets}"
+    if args.json:
+        command += " --json"
     log.info("reading %d synthetic renders...", args.renders)
-    result: dict[str, Any] = {"command": command.strip()}
+    result: dict[str, Any] = {"command": command}
     result["synthetic"] = synthetic(args.renders, args.seed) if args.renders else None
     log.info("reading coins-dev...")
     result["coins_dev"] = coins(datasets)
