@@ -459,6 +459,22 @@ class PieceDetector:
 
     # -- per frame ----------------------------------------------------------------------------
 
+    def site_fractions(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Fraction of each corner's disc and each side's strip that a top-view mask covers.
+
+        Args:
+            mask: bool (size[1], size[0]) in top-view pixels.
+
+        Returns:
+            float64 (V,) and (E,) fractions in 0..1.
+        """
+        flat = mask.ravel()
+        s = self._sites
+        n_v, n_e = len(self.topology.vertices), len(self.topology.edges)
+        v = np.bincount(s.vcore[1], weights=flat[s.vcore[0]], minlength=n_v)
+        e = np.bincount(s.estrip[1], weights=flat[s.estrip[0]], minlength=n_e)
+        return v / np.maximum(s.vsize["vcore"], 1), e / np.maximum(s.vsize["estrip"], 1)
+
     def top_view(self, image: np.ndarray) -> np.ndarray:
         """The board's top view: BGR uint8 of shape (size[1], size[0], 3)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:

@@ -1,0 +1,431 @@
+"""Follow the board frame by frame and report only stable changes of its pieces.
+
+Per frame (``Tracker.update(timestamp, frame)``):
+
+1. **Registration.** The board is registered once (``vision.register``), then kept. Each frame
+   is warped to the board's small top view with that registration; the board is considered
+   *moved* only when most hexes stop looking like the reference top view (normalised
+   correlation per hex) for several frames in a row, and is then registered again. A new
+   registration is turned to the orientation of the old one (the rotation whose top view
+   matches the reference best), so corners and sides keep their names.
+2. **Occlusion.** What differs from the reference top view (relative brightness, so the lamp's
+   drift cancels) is cut into blobs. A blob larger than any piece is an occluder (a hand, an
+   arm, its shadow, a glare spot); so are skin-coloured pixels and what moved since the
+   previous frame. Occluders are grown by a margin (shadows lie beside arms) and every site
+   they touch is *unknown* for the frame: never read as empty, never reported.
+3. **Reading.** Only when something small differs from the reference (a piece may have been
+   placed, moved or taken) are the sites read (``vision.pieces``); a frame identical to the
+   reference keeps the committed state (this is what keeps the tracker fast).
+4. **Stability.** A site's new state is committed only after it has been read the same for
+   ``stable_s`` seconds, uncovered. Then an :class:`Observation` of the whole board is
+   emitted and the reference top view is renewed.
+
+New buildings are settlements (the rules make a city only from a settlement); a settlement
+becomes a city when the area of its colour at its corner grows by :data:`UPGRADE_GROWTH`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.board import Hex, Piece, hex_center
+from vision.pieces import (
+    EMPTY,
+    UNKNOWN,
+    DetectedPiece,
+    PieceDetector,
+    SiteReadings,
+    pieces_from_states,
+    state_code,
+)
+
+log = logging.getLogger(__name__)
+
+#: A settlement whose colour's area at its corner grows by this factor has become a city.
+UPGRADE_GROWTH = 1.08
+
+# Relative brightness change (|log ratio| to the reference) that counts as "different".
+_DIFF = 0.22
+# A blob of difference larger than this (hex radii squared) is not a piece but an occluder.
+_OCCLUDER_AREA = 0.6
+# Occluders are grown by this margin (hex radii): shadows and blurred edges lie beside them.
+_MARGIN = 0.45
+# Grey-level change between consecutive frames that counts as motion.
+_MOTION = 18
+# A hex whose top view correlates with the reference below this has changed.
+_HEX_NCC = 0.5
+# A site whose pixels differ from the reference over less than this fraction is unchanged.
+_SITE_CHANGED = 0.2
+# Read state of a site that cannot have changed (it keeps its committed state).
+_SAME = -9
+# The board moved when this fraction of its hexes changed ...
+_MOVED_FRACTION = 0.7
+# ... for this many frames in a row.
+_MOVED_FRAMES = 3
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A stable reading of the board (what ``companion.reconcile`` compares with the game).
+
+    Attributes:
+        timestamp: the source's timestamp (seconds) of the frame that made it stable.
+        pieces: every piece seen, in the board's coordinates.
+        detected: the same pieces with their confidences.
+        robber, pirate: where they were seen, or None (not read by this tracker).
+        numbers: chip numbers read (empty: chips are not re-read while tracking).
+        changed: the corners and sides whose state changed since the previous observation.
+    """
+
+    timestamp: float
+    pieces: tuple[Piece, ...]
+    detected: tuple[DetectedPiece, ...] = ()
+    robber: Hex | None = None
+    pirate: Hex | None = None
+    numbers: Mapping[Hex, int] = field(default_factory=dict)
+    changed: tuple[tuple, ...] = ()
+
+
+@dataclass
+class TrackerStatus:
+    """How the tracker is doing (for the camera's health on the page)."""
+
+    registered: bool = False
+    frames: int = 0
+    reads: int = 0
+    registrations: int = 0
+    covered_fraction: float = 0.0
+    pending_sites: int = 0
+    detail: str = "waiting for the board"
+
+
+Registrar = Callable[[np.ndarray], object]
+
+
+def _default_registrar(kind: str | None) -> Registrar:
+    def reg(frame: np.ndarray) -> object:
+        from vision.register import register
+
+        return register(frame, kind)
+
+    return reg
+
+
+class Tracker:
+    """Frame-by-frame tracker of one board.
+
+    Args:
+        stable_s: how long a site must read the same, uncovered, before it is reported.
+        registrar: ``frame -> registration`` (``homography``, ``hexes``, ``sea_fraction``,
+            ``kind``); raises ValueError when no board is seen. Default: vision.register.
+        kind: board kind for the default registrar, or None to detect it.
+        retry_s: how long to wait between attempts to find the board.
+        px_per_unit: top-view resolution for reading (see vision.pieces).
+    """
+
+    def __init__(
+        self,
+        *,
+        stable_s: float = 0.5,
+        registrar: Registrar | None = None,
+        kind: str | None = None,
+        retry_s: float = 1.0,
+        px_per_unit: float = 32.0,
+    ):
+        if stable_s < 0:
+            raise ValueError(f"stable_s must be >= 0, not {stable_s}")
+        self.stable_s = stable_s
+        self.retry_s = retry_s
+        self.px = px_per_unit
+        self._registrar = registrar or _default_registrar(kind)
+        self.status = TrackerStatus()
+        self.detector: PieceDetector | None = None
+        self._last_try: float | None = None
+        self._reference: np.ndarray | None = None  # float32 grey top view
+        self._previous: np.ndarray | None = None  # uint8 grey top view of the previous frame
+        self._moved_frames = 0
+        self._hex_masks: list[np.ndarray] = []
+        self._sea: list[Hex] = []
+        self._rebase = False
+        self._ships = False
+        self.v_state = np.zeros(0, np.int64)
+        self.e_state = np.zeros(0, np.int64)
+        self._v_area = np.zeros(0)
+        self._cand_v = np.zeros(0, np.int64)
+        self._cand_e = np.zeros(0, np.int64)
+        self._since_v = np.zeros(0)
+        self._since_e = np.zeros(0)
+
+    # -- registration -------------------------------------------------------------------------
+
+    def _register(self, t: float, frame: np.ndarray) -> bool:
+        if self._last_try is not None and t - self._last_try < self.retry_s:
+            return False
+        self._last_try = t
+        try:
+            reg = self._registrar(frame)
+        except ValueError as exc:
+            self.status.detail = str(exc)
+            return False
+        first = self.detector is None
+        if first:
+            self._sea = [h for h, f in getattr(reg, "sea_fraction", {}).items() if f > 0.7]
+            self._ships = getattr(reg, "kind", "base") == "seafarers"
+            detector = self._detector(reg.homography, reg.hexes)  # type: ignore[attr-defined]
+        else:
+            detector = self._same_orientation(reg.homography, frame)  # type: ignore[attr-defined]
+        self.detector = detector
+        self.status.registrations += 1
+        self.status.registered = True
+        self.status.detail = "tracking"
+        top = detector.top_view(frame)
+        self._reference = _grey(top)
+        self._previous = None
+        self._moved_frames = 0
+        self._hex_masks = self._make_hex_masks(detector)
+        self._rebase = not first
+        if first:
+            readings = detector.read_top(top)
+            n_v, n_e = len(readings.vertex_state), len(readings.edge_state)
+            # What is on the board at the start is taken as it is read (unknown as empty).
+            self.v_state = np.maximum(readings.vertex_state, EMPTY)
+            self.e_state = np.maximum(readings.edge_state, EMPTY)
+            self._v_area = readings.vertex_area.copy()
+            self._cand_v = self.v_state.copy()
+            self._cand_e = self.e_state.copy()
+            self._since_v = np.full(n_v, t)
+            self._since_e = np.full(n_e, t)
+        return True
+
+    def _detector(self, homography: np.ndarray, hexes: object) -> PieceDetector:
+        return PieceDetector(homography, hexes, self._sea, self._ships, px_per_unit=self.px)  # type: ignore[arg-type]
+
+    def _same_orientation(self, homography: np.ndarray, frame: np.ndarray) -> PieceDetector:
+        """The new registration turned by the grid rotation whose top view matches the old
+        reference best, so that corners and sides keep their names."""
+        assert self._reference is not None and self.detector is not None
+        old = self.detector
+        best, best_score = None, -np.inf
+        for k in range(6):
+            cand = self._detector(homography @ _plane_rotation(k), old.hexes)
+            score = _ncc(_grey(cand.top_view(frame)), self._reference, old.land)
+            if score > best_score:
+                best, best_score = cand, score
+        assert best is not None
+        return best
+
+    @staticmethod
+    def _make_hex_masks(d: PieceDetector) -> list[np.ndarray]:
+        """Flat top-view indices of the inner part of each hex (for the moved test)."""
+        w, h = d.size
+        ys, xs = np.mgrid[0:h, 0:w]
+        masks = []
+        for hx in d.hexes:
+            c = d._to_top(np.array(hex_center(hx)))[0]
+            inner = (xs - c[0]) ** 2 + (ys - c[1]) ** 2 <= (0.75 * d.px) ** 2
+            masks.append(np.flatnonzero(inner))
+        return masks
+
+    # -- per frame ----------------------------------------------------------------------------
+
+    def update(self, t: float, frame: np.ndarray) -> Observation | None:
+        """Process one frame; returns an Observation when a change has become stable.
+
+        Args:
+            t: the frame's timestamp in seconds (increasing).
+            frame: BGR uint8 (H, W, 3).
+        """
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError("the frame must be a colour (H, W, 3) uint8 array")
+        self.status.frames += 1
+        if self.detector is None:
+            self._register(t, frame)
+            return None
+        d = self.detector
+        top = d.top_view(frame)
+        grey = _grey(top)
+        if self._board_moved(grey):
+            log.info("the board moved: registering it again")
+            self.status.detail = "the board moved: finding it again"
+            self._last_try = None
+            if not self._register(t, frame):
+                self.status.registered = False
+            return None
+        covered, small = self._occlusion(top, grey)
+        self.status.covered_fraction = float(covered[d.land].mean()) if d.land.any() else 0.0
+        pending = bool((self._cand_v != self.v_state).any() or (self._cand_e != self.e_state).any())
+        if not small.any() and not pending:
+            self.status.pending_sites = 0
+            if not covered.any():
+                # A calm frame equal to the reference: follow the lamp's slow drift.
+                assert self._reference is not None
+                self._reference = 0.9 * self._reference + 0.1 * grey
+            return None
+        self.status.reads += 1
+        readings = d.read_top(top, covered)
+        # A site can only have changed where its pixels differ from the reference: elsewhere
+        # a different reading is the light or the classifier wavering, not a piece.
+        v_diff, e_diff = d.site_fractions(small)
+        readings.vertex_state[(v_diff < _SITE_CHANGED) & (readings.vertex_state != UNKNOWN)] = _SAME
+        readings.edge_state[(e_diff < _SITE_CHANGED) & (readings.edge_state != UNKNOWN)] = _SAME
+        return self._settle(t, readings, grey)
+
+    def _board_moved(self, grey: np.ndarray) -> bool:
+        assert self._reference is not None
+        changed = 0
+        g, r = grey.ravel(), self._reference.ravel()
+        for idx in self._hex_masks:
+            if _ncc_flat(g[idx], r[idx]) < _HEX_NCC:
+                changed += 1
+        if changed >= _MOVED_FRACTION * len(self._hex_masks):
+            self._moved_frames += 1
+        else:
+            self._moved_frames = 0
+        return self._moved_frames >= _MOVED_FRAMES
+
+    def _occlusion(self, top: np.ndarray, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(covered, changed): bool top-view masks of the occluders (grown by the margin)
+        and of the small differences from the reference (where a piece may have changed)."""
+        assert self._reference is not None and self.detector is not None
+        px = self.detector.px
+        ratio = np.log((grey + 8.0) / (self._reference + 8.0))
+        ratio -= float(np.median(ratio))  # the lamp's overall drift
+        diff = (np.abs(ratio) > _DIFF).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+        area = stats[:, cv2.CC_STAT_AREA]
+        # Skin counts only where the board changed (hills, brown pieces and the desert art are
+        # skin-coloured), and only for a blob that is mostly skin (a piece's rim may be).
+        skin = np.bincount(labels[_skin(top)], minlength=n)
+        occluding = (area > _OCCLUDER_AREA * px * px) | (skin > 0.3 * area)
+        occluding[0] = False
+        tiny = area < 0.01 * px * px  # noise specks
+        occluder = occluding[labels]
+        keep = ~occluding & ~tiny
+        keep[0] = False
+        small = keep[labels]
+        current = np.clip(grey, 0, 255).astype(np.uint8)
+        if self._previous is not None:
+            occluder |= cv2.absdiff(current, self._previous) > _MOTION
+        self._previous = current
+        if occluder.any():
+            r = max(1, int(round(_MARGIN * px)))
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+            occluder = cv2.dilate(occluder.astype(np.uint8), kernel) > 0
+        return occluder, small
+
+    def _settle(self, t: float, readings: SiteReadings, grey: np.ndarray) -> Observation | None:
+        assert self.detector is not None
+        topo = self.detector.topology
+        read_v = readings.vertex_state.copy()
+        read_e = readings.edge_state.copy()
+        read_v[read_v == _SAME] = self.v_state[read_v == _SAME]
+        read_e[read_e == _SAME] = self.e_state[read_e == _SAME]
+        area = readings.vertex_area
+        if self._rebase:
+            # Just registered again: areas are measured anew on the new geometry.
+            built = self.v_state > EMPTY
+            self._v_area[built] = np.where(area[built] > 0, area[built], self._v_area[built])
+            self._rebase = False
+        sides_moving = {
+            v
+            for e in np.flatnonzero((read_e != self.e_state) | (self._cand_e != self.e_state))
+            for v in topo.edge_vertices[e]
+        }
+        # Buildings: a new one is a settlement; a settlement grown enough is a city (unless
+        # a side of its corner is changing too: a new road there also adds to the area).
+        for v in np.flatnonzero(read_v > EMPTY):
+            c = (int(read_v[v]) - 1) // 2
+            old = int(self.v_state[v])
+            if old > EMPTY and (old - 1) // 2 == c:
+                was_city = (old - 1) % 2 == 1
+                grown = (
+                    v not in sides_moving
+                    and self._v_area[v] > 0
+                    and area[v] > UPGRADE_GROWTH * self._v_area[v]
+                )
+                read_v[v] = state_code(c, was_city or grown)
+            else:
+                read_v[v] = state_code(c, False)
+        changed = []
+        for read, cand, since, state in (
+            (read_v, self._cand_v, self._since_v, self.v_state),
+            (read_e, self._cand_e, self._since_e, self.e_state),
+        ):
+            known = read != UNKNOWN
+            new = known & (read != cand)
+            cand[new] = read[new]
+            since[new] = t
+            # A covered site keeps its candidate but must be seen again for the full time.
+            since[~known] = t
+            ready = known & (cand != state) & (t - since >= self.stable_s)
+            changed.append(np.flatnonzero(ready))
+        self.status.pending_sites = int(
+            (self._cand_v != self.v_state).sum() + (self._cand_e != self.e_state).sum()
+        )
+        cv_, ce_ = changed
+        if not len(cv_) and not len(ce_):
+            return None
+        for v in cv_:
+            was = int(self.v_state[v])
+            now = int(self._cand_v[v])
+            self.v_state[v] = now
+            if now > EMPTY and (was <= EMPTY or (was - 1) // 2 != (now - 1) // 2):
+                # The area of a settlement as first seen is its upgrade's reference.
+                self._v_area[v] = area[v]
+        self.e_state[ce_] = self._cand_e[ce_]
+        for e in ce_:
+            # A road next to a building adds to its area: take the area anew.
+            for v in topo.edge_vertices[e]:
+                if self.v_state[v] > EMPTY and area[v] > 0:
+                    self._v_area[v] = area[v]
+        self._reference = grey.copy()
+        detected = pieces_from_states(topo.vertices, topo.edges, self.v_state, self.e_state)
+        where = [tuple(topo.vertices[v]) for v in cv_] + [tuple(topo.edges[e]) for e in ce_]
+        return Observation(
+            t,
+            tuple(p.to_piece() for p in detected),
+            tuple(detected),
+            changed=tuple(where),
+        )
+
+    def pieces(self) -> list[DetectedPiece]:
+        """The committed pieces (what the last observation said)."""
+        if self.detector is None:
+            return []
+        t = self.detector.topology
+        return pieces_from_states(t.vertices, t.edges, self.v_state, self.e_state)
+
+
+def _grey(top: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _skin(top: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels (bool (H, W)): the usual Cr/Cb box of YCrCb."""
+    ycc = cv2.cvtColor(top, cv2.COLOR_BGR2YCrCb)
+    cr, cb = ycc[..., 1], ycc[..., 2]
+    return (cr > 140) & (cr < 175) & (cb > 85) & (cb < 125) & (ycc[..., 0] > 70)
+
+
+def _ncc_flat(a: np.ndarray, b: np.ndarray) -> float:
+    a = a - a.mean()
+    b = b - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / den) if den > 1e-6 else 1.0
+
+
+def _ncc(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None) -> float:
+    if mask is not None and mask.shape == a.shape:
+        return _ncc_flat(a[mask], b[mask])
+    return _ncc_flat(a.ravel(), b.ravel())
+
+
+def _plane_rotation(k: int) -> np.ndarray:
+    """Board-plane rotation by ``k`` x 60 degrees about the origin (3x3 homogeneous)."""
+    a = np.radians(60.0 * k)
+    return np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
