@@ -89,9 +89,11 @@ class ChipReading:
 class ChipAnalysis:
     """The measurements of one chip crop, before classification.
 
-    Coordinates are in the :data:`_WORK`-pixel square the crop is resampled to.
-    ``darkness`` (float32, shape (_WORK, _WORK), 0 = paper, 1 = black) is already restricted to
-    the numeral's ink. ``down_deg`` is the direction from the numeral to its dots (0 = image
+    Coordinates are pixels (x, y) of the 128-pixel square the crop is resampled to; ``centre``
+    and ``radius`` are the disc's. ``darkness`` (float32, shape (128, 128), 0 = paper,
+    1 = black) is already restricted to the numeral's ink; ``numeral_points`` (float32, (N, 2))
+    are the numeral's ink pixels; ``dots`` counts the probability dots (0 if none were found).
+    ``down_deg`` is the direction from the numeral to its dots (0 = image
     down, counter-clockwise on screen), ``None`` without dots. ``redness`` is how much redder
     the ink is (see ``_redness``: about 0 for black ink, 0.25 and more for red).
     """
