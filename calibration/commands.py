@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = steps.add_parser("camera", help="camera intrinsics from views of the printed pattern")
     _pattern_args(p)
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--camera", type=int, metavar="INDEX", help="live camera to read")
+    src.add_argument("--camera", metavar="INDEX", help="live camera to read (index or URL)")
     src.add_argument("--images", nargs="+", metavar="PATH", help="photos or folders of photos")
     src.add_argument(
         "--synthetic",
@@ -114,7 +114,9 @@ def _pattern_args(p: argparse.ArgumentParser) -> None:
 
 def _frame_args(p: argparse.ArgumentParser, *, synthetic: bool = False) -> None:
     p.add_argument("image", nargs="?", help="photo of the board (or use --camera)")
-    p.add_argument("--camera", type=int, metavar="INDEX", help="grab one frame from this camera")
+    p.add_argument(
+        "--camera", metavar="INDEX", help="grab one frame from this camera (index or URL)"
+    )
     p.add_argument("--profile", help="the table's profile")
     if synthetic:
         p.add_argument(
@@ -216,22 +218,15 @@ def read_image(path: str | Path) -> np.ndarray:
     return image
 
 
-def _camera_frames(index: int, max_seconds: float) -> Iterator[np.ndarray]:
-    import cv2
+def _camera_frames(device: str, max_seconds: float) -> Iterator[np.ndarray]:
+    """Frames of a live camera (index or stream URL) for at most ``max_seconds``."""
+    from vision.capture import CameraSource
 
-    cap = cv2.VideoCapture(index)
-    if not cap.isOpened():
-        raise ValueError(f"cannot open camera {index}: is it plugged in and free?")
-    try:
-        deadline = time.monotonic() + max_seconds
-        while time.monotonic() < deadline:
-            ok, frame = cap.read()
-            if not ok:
-                log.warning("camera %d stopped delivering frames", index)
+    with CameraSource(device) as source:
+        for t, frame in source:
+            if t > max_seconds:
                 return
             yield frame
-    finally:
-        cap.release()
 
 
 def _grab(args: argparse.Namespace) -> np.ndarray:

@@ -265,7 +265,9 @@ def test_live_camera_calibration_and_grab(
     data = run_json(capsys, "camera", "--profile", "live", "--camera", "0", "--interval", "0")
     assert data["frames"] == {"pattern not found": 1, "accepted": 5}
     assert data["rms_px"] < 0.5
-    assert "cannot open camera 1" in fails(capsys, "camera", "--profile", "x", "--camera", "1")
+    assert "camera 1: cannot be opened" in fails(
+        capsys, "camera", "--profile", "x", "--camera", "1"
+    )
     # One frame is grabbed for the colour step, after the exposure settles.
     board = cv2.imread(str(board_photos["neutral"]))
     FakeCamera.frames = [np.zeros_like(board)] * 14 + [board]
