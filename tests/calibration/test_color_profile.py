@@ -305,3 +305,12 @@ def test_six_players_on_the_5_6_board() -> None:
     game = with_setup_pieces(random_board(6, seed=1003), six, 1003)
     for light in ({}, LIGHTS["warm 2700 K"]):
         assert accuracy(profile, game, photo(game, 3, rotation_deg=100.0, **light)) == (1.0, 1.0, 0)
+
+
+def test_a_profile_learned_under_a_warm_bulb_reads_daylight_too() -> None:
+    board = set_up(random_board(4, seed=2), 2)
+    render = photo(board, 2, **LIGHTS["warm 2700 K"])
+    profile = learn_colors(render.image, render.homography, sorted(board.tiles), players=PLAYERS)
+    game = set_up(random_board(4, seed=1002), 1002)
+    for light in ({}, LIGHTS["cold 6500 K"]):
+        assert accuracy(profile, game, photo(game, 2, rotation_deg=100.0, **light)) == (1.0, 1.0, 0)
