@@ -173,6 +173,7 @@ class SceneStep:
             None for a change made without a hand in view (or no change).
         duration_s: how long the step lasts, hand included.
         glare: a glare spot shines on the board during the step.
+        shadow: someone leaning in casts a soft shadow over part of the board.
         bump: the board is bumped at the start of the step (moves a little, for good).
         label: what happened (for reports).
     """
@@ -181,6 +182,7 @@ class SceneStep:
     reach: tuple[float, float] | None = None
     duration_s: float = 2.0
     glare: bool = False
+    shadow: bool = False
     bump: bool = False
     label: str = ""
 
@@ -324,6 +326,8 @@ class SyntheticGameSource(CaptureSource):
                 frame *= _lamp(t, self.drift)[None, None, :]
                 if step.glare:
                     _add_glare(frame, rng_seed=(self.seed, i))
+                if step.shadow:
+                    _add_shadow(frame, rng_seed=(self.seed, i))
                 mask = None
                 if in_reach and hand_path is not None:
                     tip = _project(hom, np.array([step.reach]))[0]
@@ -364,6 +368,17 @@ def _add_glare(frame: np.ndarray, rng_seed: tuple[int, int]) -> None:
     ys, xs = np.ogrid[0:h, 0:w]
     spot = 150.0 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
     frame += spot.astype(np.float32)[..., None]
+
+
+def _add_shadow(frame: np.ndarray, rng_seed: tuple[int, int]) -> None:
+    """A soft dark region (someone leaning over the table), fixed for the step."""
+    h, w = frame.shape[:2]
+    rng = np.random.default_rng((*rng_seed, 1))
+    cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h
+    sigma = rng.uniform(0.1, 0.2) * min(w, h)
+    ys, xs = np.ogrid[0:h, 0:w]
+    dark = 0.4 * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
+    frame *= (1.0 - dark).astype(np.float32)[..., None]
 
 
 def _hand_path(rng: np.random.Generator, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:

@@ -10,8 +10,10 @@ Per frame (``Tracker.update(timestamp, frame)``):
    matches the reference best), so corners and sides keep their names.
 2. **Occlusion.** What differs from the reference top view (relative brightness, so the lamp's
    drift cancels) is cut into blobs. A blob larger than any piece is an occluder (a hand, an
-   arm, its shadow, a glare spot); so are skin-coloured pixels and what moved since the
-   previous frame. Occluders are grown by a margin (shadows lie beside arms) and every site
+   arm, its shadow, a glare spot; with hysteresis, so a soft rim belongs to its blob); so is
+   what moved since the previous frame. Skin colour is not used: the beige tile borders, the
+   hills and the desert art are skin-coloured, so a piece taken away would look like a hand.
+   Occluders are grown by a margin (shadows lie beside arms) and every site
    they touch is *unknown* for the frame: never read as empty, never reported.
 3. **Reading.** Only when something small differs from the reference (a piece may have been
    placed, moved or taken) are the sites read (``vision.pieces``); a frame identical to the
@@ -49,8 +51,10 @@ log = logging.getLogger(__name__)
 #: A settlement whose colour's area at its corner grows by this factor has become a city.
 UPGRADE_GROWTH = 1.08
 
-# Relative brightness change (|log ratio| to the reference) that counts as "different".
+# Relative brightness change (|log ratio| to the reference) that counts as "different",
+# and the faint one that still joins an occluder.
 _DIFF = 0.22
+_FAINT = 0.1
 # A blob of difference larger than this (hex radii squared) is not a piece but an occluder.
 _OCCLUDER_AREA = 0.6
 # Occluders are grown by this margin (hex radii): shadows and blurred edges lie beside them.
@@ -295,17 +299,18 @@ class Tracker:
         px = self.detector.px
         ratio = np.log((grey + 8.0) / (self._reference + 8.0))
         ratio -= float(np.median(ratio))  # the lamp's overall drift
-        diff = (np.abs(ratio) > _DIFF).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
-        area = stats[:, cv2.CC_STAT_AREA]
-        # Skin counts only where the board changed (hills, brown pieces and the desert art are
-        # skin-coloured), and only for a blob that is mostly skin (a piece's rim may be).
-        skin = np.bincount(labels[_skin(top)], minlength=n)
-        occluding = (area > _OCCLUDER_AREA * px * px) | (skin > 0.3 * area)
-        occluding[0] = False
-        tiny = area < 0.01 * px * px  # noise specks
-        occluder = occluding[labels]
-        keep = ~occluding & ~tiny
+        # Hysteresis: occluders are the large blobs of even a faint difference (so the soft
+        # rim of a glare spot or a shadow belongs to it); pieces are small, strong ones.
+        faint = (np.abs(ratio) > _FAINT).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(faint, connectivity=8)
+        big = stats[:, cv2.CC_STAT_AREA] > _OCCLUDER_AREA * px * px
+        big[0] = False
+        occluder = big[labels]
+        strong = (np.abs(ratio) > _DIFF) & ~occluder
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(
+            strong.astype(np.uint8), connectivity=8
+        )
+        keep = stats[:, cv2.CC_STAT_AREA] >= 0.01 * px * px  # not noise specks
         keep[0] = False
         small = keep[labels]
         current = np.clip(grey, 0, 255).astype(np.uint8)
@@ -403,13 +408,6 @@ class Tracker:
 
 def _grey(top: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
-
-
-def _skin(top: np.ndarray) -> np.ndarray:
-    """Skin-coloured pixels (bool (H, W)): the usual Cr/Cb box of YCrCb."""
-    ycc = cv2.cvtColor(top, cv2.COLOR_BGR2YCrCb)
-    cr, cb = ycc[..., 1], ycc[..., 2]
-    return (cr > 140) & (cr < 175) & (cb > 85) & (cb < 125) & (ycc[..., 0] > 70)
 
 
 def _ncc_flat(a: np.ndarray, b: np.ndarray) -> float:
