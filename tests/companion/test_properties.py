@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,6 +41,7 @@ from companion.actions import (
     MoveRobber,
     PlayKnight,
     PlayMonopoly,
+    PlayRoadBuilding,
     PlayYearOfPlenty,
     RollDice,
     action_from_json,
@@ -245,6 +246,77 @@ def assert_refused(game: Game, action: Action) -> None:
 # -- the properties ---------------------------------------------------------------------------
 
 
+#: Actions a "builder" player takes whenever it can: they reach the late game (Longest Road,
+#: Largest Army, empty supplies and bank, a winner) far sooner than uniform choices do.
+BUILDING = (
+    BuildCity,
+    BuildSettlement,
+    BuildRoad,
+    BuyDevelopmentCard,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+)
+
+
+def play_and_check(
+    game: Game,
+    pick: Callable[[int], int],
+    noise: random.Random,
+    steps: int,
+    builder: bool,
+    check_every: int,
+) -> list[Action]:
+    """Play up to ``steps`` actions, checking everything; return the resolved actions.
+
+    ``pick(n)`` chooses among n candidate actions; ``noise`` makes the mutations and trade
+    offers. Refusals of mutated actions are checked every ``check_every`` steps.
+    """
+    resolved: list[Action] = []
+    cache: dict[tuple, list[int]] = {}
+    check_invariants(game, cache)
+    for step in range(steps):
+        legal = game.legal_actions()
+        if not legal:
+            assert game.phase == Phase.GAME_OVER
+            break
+        pool = [a for a in legal if isinstance(a, BUILDING)] if builder else []
+        pool = pool or legal
+        choice = pool[pick(len(pool))]
+        if step % check_every == 0:
+            # every listed action is accepted (checked without carrying it out)...
+            assert all(game.is_legal(a) for a in legal)
+            # ...and actions not listed are refused, leaving the state exactly as it was
+            listed = set(legal)
+            for m in mutations(game, choice, noise):
+                if without_outcome(m) not in listed:
+                    assert_refused(game, m)
+        if game.phase == Phase.MAIN and noise.random() < 0.3:
+            trade = random_domestic_trade(game, noise)
+            if game.is_legal(trade):
+                game.apply(trade, journal=resolved.append)
+                check_invariants(game, cache)
+                continue  # the hands changed: the chosen action may no longer be legal
+            assert_refused(game, trade)
+        game.apply(choice, journal=resolved.append)
+        check_invariants(game, cache)
+    return resolved
+
+
+def check_replay(game: Game, board_seed: int, resolved: list[Action]) -> None:
+    """Snapshot and views are JSON; the resolved actions replay, through JSON and without any
+    randomness, to the same snapshot."""
+    assert json.loads(json.dumps(game.snapshot())) == game.snapshot()
+    json.dumps(game.public_view())
+    for colour in game.players:
+        json.dumps(game.private_view(colour))
+    replay = Game(random_board(4, seed=board_seed), game.players, rng=NoRandomness())
+    for a in resolved:
+        replay.apply(action_from_json(action_to_json(a)))
+    assert replay.snapshot() == game.snapshot()
+
+
 @settings(FAST, max_examples=30)
 @given(
     players=st.sampled_from([3, 4]),
@@ -256,42 +328,35 @@ def test_random_legal_games_keep_every_invariant(
     players: int, board_seed: int, dice_seed: int, data: st.DataObject
 ) -> None:
     game = Game(random_board(4, seed=board_seed), COLOURS[:players], rng=RandomSource(dice_seed))
-    noise = random.Random(board_seed * 7 + dice_seed)
-    resolved: list[Action] = []
-    cache: dict[tuple, list[int]] = {}
-    check_invariants(game, cache)
-    for _ in range(200):
-        legal = game.legal_actions()
-        if not legal:
-            assert game.phase == Phase.GAME_OVER
-            break
-        # every listed action is accepted (checked without carrying it out)...
-        assert all(game.is_legal(a) for a in legal)
-        listed = set(legal)
-        # ...and actions not listed are refused, leaving the state exactly as it was
-        choice = legal[data.draw(st.integers(0, len(legal) - 1), label="action")]
-        for m in mutations(game, choice, noise):
-            if without_outcome(m) not in listed:
-                assert_refused(game, m)
-        if game.phase == Phase.MAIN and noise.random() < 0.3:
-            trade = random_domestic_trade(game, noise)
-            if game.is_legal(trade):
-                game.apply(trade, journal=resolved.append)
-                check_invariants(game, cache)
-                continue  # the hands changed: the chosen action may no longer be legal
-            assert_refused(game, trade)
-        game.apply(choice, journal=resolved.append)
-        check_invariants(game, cache)
-    # the snapshot and the views are JSON documents, and the snapshot survives the trip
-    assert json.loads(json.dumps(game.snapshot())) == game.snapshot()
-    json.dumps(game.public_view())
-    for colour in game.players:
-        json.dumps(game.private_view(colour))
-    # the resolved actions, through JSON, replay to the same state with no randomness at all
-    replay = Game(random_board(4, seed=board_seed), COLOURS[:players], rng=NoRandomness())
-    for a in resolved:
-        replay.apply(action_from_json(action_to_json(a)))
-    assert replay.snapshot() == game.snapshot()
+    resolved = play_and_check(
+        game,
+        lambda n: data.draw(st.integers(0, n - 1), label="action"),
+        random.Random(board_seed * 7 + dice_seed),
+        steps=200,
+        builder=False,
+        check_every=1,
+    )
+    check_replay(game, board_seed, resolved)
+
+
+@settings(FAST, max_examples=5)
+@given(
+    players=st.sampled_from([3, 4]),
+    board_seed=st.integers(0, 10_000),
+    dice_seed=st.integers(0, 10_000),
+    choice_seed=st.integers(0, 10_000),
+)
+def test_builder_games_keep_every_invariant_to_the_end(
+    players: int, board_seed: int, dice_seed: int, choice_seed: int
+) -> None:
+    # whole games are too long for hypothesis to draw every choice: a seed makes them
+    game = Game(random_board(4, seed=board_seed), COLOURS[:players], rng=RandomSource(dice_seed))
+    chooser = random.Random(choice_seed)
+    resolved = play_and_check(
+        game, chooser.randrange, chooser, steps=3000, builder=True, check_every=10
+    )
+    assert game.phase == Phase.GAME_OVER
+    check_replay(game, board_seed, resolved)
 
 
 @settings(FAST, max_examples=4)
