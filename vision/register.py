@@ -732,9 +732,11 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
     chip_cells = set(cells)
     best_kind, k, t, cost, ambiguous, sea = place_frame(small, h_lat, chip_cells, kinds)
     if cost > _MAX_COST_PER_HEX * len(FRAMES[best_kind]):
+        what = f"a {kind} board's" if kind else "a board's"
+        hint = " (is --kind right?)" if kind else ""
         raise NoBoardError(
             f"no board found: the {len(chip_cells)} disc(s) on a hex lattice do not look like "
-            "a board's chips (no sea frame, or land where it cannot be)"
+            f"{what} chips (no sea frame, or land where it cannot be){hint}"
         )
     # canonical = R_k(lattice) + t  =>  lattice = R_k^-1(canonical - t)
     shift = np.eye(3)

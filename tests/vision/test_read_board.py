@@ -155,3 +155,14 @@ def test_scoring_is_symmetric_and_checks_rows() -> None:
     assert score_board(truth, wrong).terrain_right == 18
     with pytest.raises(ValueError, match="rows"):
         truth_from_rows([[["forest", 2]]], base_frame())
+
+
+def test_a_wrong_kind_is_never_presented_as_right(base_render) -> None:  # noqa: ANN001
+    from vision.read_board import is_certain
+
+    try:
+        board = read_board(base_render.image, kind="5-6")
+    except ValueError as exc:
+        assert "kind" in str(exc)
+    else:
+        assert not is_certain(board)
