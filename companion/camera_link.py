@@ -1,0 +1,261 @@
+"""The link between the Table and the camera: stable observations in, actions and questions out.
+
+The link has its own thread: it reads frames from a capture source, feeds them to the tracker,
+and turns each stable observation into a reconciliation with the game (computed in the Table's
+owner thread, so the game cannot change under it). Then:
+
+- a proposal that needs nobody's word (a legal build the camera saw) is applied at once with
+  ``ApplyAction(action, source="camera")``: the engine checks it again, and a refusal (the
+  game moved on meanwhile) turns it into a discrepancy;
+- a proposal that needs a choice (the robber moved: who was robbed?) and every discrepancy are
+  kept as *pending* for the web page.
+
+The web page reads the pending items with :meth:`CameraLink.pending` (a JSON-safe dict), is
+told when they change through :meth:`CameraLink.subscribe` (a queue of ``{"type": "camera",
+...}`` updates, like the Table's subscriptions), and answers with :meth:`CameraLink.confirm`
+(optionally with the victim) or :meth:`CameraLink.dismiss`. The camera's health goes to the
+Table as ``ReportPart("camera", up, detail)``.
+
+The pieces the camera reads are in the coordinates of ``vision.register``'s canonical
+orientation: the game's board must come from the same camera (``read-board``), which names
+hexes the same way for a fixed camera.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from companion.actions import MovePirate, MoveRobber
+from companion.game import IllegalAction
+from companion.reconcile import Discrepancy, Proposal, SeenBoard, reconcile
+from companion.table import ApplyAction, Inspect, ReportPart, Table
+
+log = logging.getLogger(__name__)
+
+
+class FrameTracker(Protocol):
+    """What the link needs of a tracker (vision.tracker.Tracker has it)."""
+
+    status: Any
+
+    def update(self, t: float, frame: Any) -> SeenBoard | None: ...
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A proposal waiting for the page's word, or a discrepancy waiting to be fixed."""
+
+    id: int
+    proposal: Proposal | None = None
+    discrepancy: Discrepancy | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.proposal is not None:
+            return {"id": self.id, "kind": "proposal", **self.proposal.to_json()}
+        assert self.discrepancy is not None
+        return {"id": self.id, "kind": "discrepancy", **self.discrepancy.to_json()}
+
+
+class PendingUpdates:
+    """A bounded queue of the link's updates for one reader (the web page's stream)."""
+
+    def __init__(self, maxlen: int = 64):
+        self._items: deque[dict[str, Any]] = deque(maxlen=maxlen)
+        self._ready = threading.Condition()
+        self.closed = False
+
+    def _put(self, item: dict[str, Any]) -> None:
+        with self._ready:
+            self._items.append(item)
+            self._ready.notify()
+
+    def get(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next update, or None after ``timeout`` seconds (or when closed)."""
+        with self._ready:
+            if not self._items and not self.closed:
+                self._ready.wait(timeout)
+            return self._items.popleft() if self._items else None
+
+    def close(self) -> None:
+        with self._ready:
+            self.closed = True
+            self._ready.notify_all()
+
+
+class CameraLink:
+    """Connects one capture source and tracker to one Table. ``start()`` it once the Table runs.
+
+    Args:
+        table: the running Table.
+        source: an iterable of ``(timestamp_s, frame)`` with ``close()`` (vision.capture).
+        tracker: the frame-by-frame tracker (vision.tracker.Tracker).
+    """
+
+    def __init__(self, table: Table, source: Iterable[tuple[float, Any]], tracker: FrameTracker):
+        self.table = table
+        self.source = source
+        self.tracker = tracker
+        self._pending: dict[int, Pending] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._readers: list[PendingUpdates] = []
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._health: tuple[bool, str] | None = None
+        #: what the link did, newest last: (timestamp, "applied"|"pending", text)
+        self.log: list[tuple[float, str, str]] = []
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="camera-in", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        with self._lock:
+            readers = list(self._readers)
+        for r in readers:
+            r.close()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the source to run out (a finite video or a synthetic game)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    # -- the camera thread -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            for t, frame in self.source:
+                if self._stop.is_set():
+                    break
+                observation = self.tracker.update(t, frame)
+                self._report_health()
+                if observation is not None:
+                    self.handle(observation, t)
+            else:
+                self._report(False, "the camera stopped sending frames")
+        except Exception as exc:  # a broken camera must not take the table down
+            log.exception("camera link failed")
+            self._report(False, f"camera failed: {exc}")
+
+    def _report_health(self) -> None:
+        status = self.tracker.status
+        up = bool(getattr(status, "registered", False))
+        self._report(up, str(getattr(status, "detail", "")))
+
+    def _report(self, up: bool, detail: str) -> None:
+        if self._health != (up, detail):
+            self._health = (up, detail)
+            self.table.post(ReportPart("camera", up, detail))
+
+    # -- observations ------------------------------------------------------------------------
+
+    def handle(self, observation: SeenBoard, t: float = 0.0) -> list[Any]:
+        """Reconcile one stable observation with the game and act on it.
+
+        Returns the events of the actions applied (one list per action). Pending items from
+        earlier observations are replaced: the latest observation is the whole truth.
+        """
+        result = self.table.call(Inspect(lambda game: reconcile(game, observation)))
+        applied: list[Any] = []
+        pending: list[Pending] = []
+        for proposal in result.proposals:
+            if proposal.confirm:
+                pending.append(Pending(next(self._ids), proposal=proposal))
+                continue
+            try:
+                applied.append(self.table.call(ApplyAction(proposal.action, source="camera")))
+                self.log.append((t, "applied", proposal.text))
+            except IllegalAction as exc:
+                d = Discrepancy(
+                    "refused",
+                    f"{proposal.text}, but the game refuses it: {exc.reason}",
+                    "take the piece back, or enter what happened on the page",
+                    rule=exc.rule,
+                )
+                pending.append(Pending(next(self._ids), discrepancy=d))
+        pending += [Pending(next(self._ids), discrepancy=d) for d in result.discrepancies]
+        for p in pending:
+            self.log.append((t, "pending", p.to_json()["text"]))
+        with self._lock:
+            self._pending = {p.id: p for p in pending}
+        self._publish()
+        return applied
+
+    # -- the web page's side -----------------------------------------------------------------
+
+    def pending(self) -> dict[str, Any]:
+        """What waits for the page: ``{"proposals": [...], "discrepancies": [...]}``, each
+        item with its ``id``, ``text``, and for proposals ``choices`` and the ``action``."""
+        with self._lock:
+            items = list(self._pending.values())
+        return {
+            "proposals": [p.to_json() for p in items if p.proposal is not None],
+            "discrepancies": [p.to_json() for p in items if p.discrepancy is not None],
+        }
+
+    def subscribe(self) -> PendingUpdates:
+        """A queue of ``{"type": "camera", **pending()}`` updates, one per change."""
+        reader = PendingUpdates()
+        with self._lock:
+            self._readers.append(reader)
+        return reader
+
+    def _publish(self) -> None:
+        update = {"type": "camera", **self.pending()}
+        with self._lock:
+            readers = [r for r in self._readers if not r.closed]
+            self._readers = readers
+        for r in readers:
+            r._put(update)
+
+    def confirm(self, item_id: int, choice: str | None = None) -> Any:
+        """Apply a pending proposal, with ``choice`` (the victim) when it offers choices.
+
+        Raises:
+            ValueError: an unknown id, a discrepancy, a choice not offered, or the engine's
+                refusal (IllegalAction); the item then stays pending.
+        """
+        with self._lock:
+            item = self._pending.get(item_id)
+        if item is None or item.proposal is None:
+            raise ValueError(f"no camera proposal {item_id} is waiting")
+        proposal = item.proposal
+        action = proposal.action
+        if proposal.choices:
+            if choice not in proposal.choices:
+                offered = ", ".join(proposal.choices)
+                raise ValueError(f"choose one of: {offered} (not {choice!r})")
+            if isinstance(action, MoveRobber | MovePirate):
+                action = replace(action, victim=choice)
+        elif choice is not None:
+            raise ValueError(f"camera proposal {item_id} offers no choice")
+        events = self.table.call(ApplyAction(action, source="camera"))
+        with self._lock:
+            self._pending.pop(item_id, None)
+        self._publish()
+        return events
+
+    def dismiss(self, item_id: int) -> None:
+        """Drop a pending item (the table dealt with it another way)."""
+        with self._lock:
+            if self._pending.pop(item_id, None) is None:
+                raise ValueError(f"nothing with id {item_id} is waiting from the camera")
+        self._publish()

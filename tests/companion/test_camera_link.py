@@ -1,0 +1,198 @@
+"""The camera link: observations become actions on the Table, or questions for the page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from companion.actions import MoveRobber, RollDice
+from companion.board import Piece, Vertex, vertex_position
+from companion.bots import GreedyBot
+from companion.camera_link import CameraLink
+from companion.game import Phase
+from companion.journal import JournaledGame
+from companion.layouts import random_board
+from companion.reconcile import Seen
+from companion.table import ApplyAction, Table
+
+PLAYERS = ["red", "blue", "white"]
+
+
+@dataclass
+class ScriptedTracker:
+    """Returns a scripted observation for each frame (None for nothing new)."""
+
+    script: list[Seen | None]
+    status: Any = field(default_factory=lambda: SimpleNamespace(registered=True, detail="ok"))
+    frames: int = 0
+
+    def update(self, t: float, frame: Any) -> Seen | None:
+        self.frames += 1
+        return self.script[self.frames - 1] if self.frames <= len(self.script) else None
+
+
+def frames(n: int) -> Iterator[tuple[float, np.ndarray]]:
+    for i in range(n):
+        yield i / 10, np.zeros((4, 4, 3), np.uint8)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    jg = JournaledGame.create(tmp_path / "j.sqlite", random_board(3, seed=5), PLAYERS, seed=5)
+    t = Table(jg)
+    t.start()
+    yield t
+    t.stop()
+
+
+def run(table: Table, script: list[Seen | None], source: Any = None) -> CameraLink:
+    link = CameraLink(
+        table, source if source is not None else frames(len(script)), ScriptedTracker(script)
+    )
+    link.start()
+    link.join(10)
+    return link
+
+
+def settle(table: Table) -> None:
+    """A barrier: every message posted before this one has been handled."""
+    from companion.table import Inspect
+
+    table.call(Inspect(lambda g: None))
+
+
+def test_a_legal_build_seen_by_the_camera_is_applied(table: Table) -> None:
+    sub = table.subscribe()
+    v = Vertex(0, 0, "N")
+    link = run(table, [Seen([Piece("settlement", "red", vertex=v)])])
+    assert table.jgame.game.vertex_owner[table.jgame.game.topology.vertex_index[v]] == 0
+    update = sub.get(timeout=2)
+    while update is not None and update.get("type") != "events":
+        update = sub.get(timeout=2)
+    assert update is not None and update["source"] == "camera"
+    assert link.pending() == {"proposals": [], "discrepancies": []}
+    assert [kind for _, kind, _ in link.log] == ["applied"]
+
+
+def test_an_illegal_build_is_pending_and_not_applied(table: Table) -> None:
+    game = table.jgame.game
+    before = len(table.jgame.history)
+    # Blue is not to play: the engine refuses, the page is told.
+    link = run(table, [Seen([Piece("settlement", "blue", vertex=Vertex(0, 0, "N"))])])
+    assert len(table.jgame.history) == before
+    (d,) = link.pending()["discrepancies"]
+    assert d["kind"] == "refused" and "blue" in d["text"] and d["id"] > 0
+    assert game.vertex_owner[game.topology.vertex_index[Vertex(0, 0, "N")]] == -1
+    with pytest.raises(ValueError, match="no camera proposal"):
+        link.confirm(d["id"])
+    link.dismiss(d["id"])
+    assert link.pending()["discrepancies"] == []
+    with pytest.raises(ValueError, match="nothing with id"):
+        link.dismiss(d["id"])
+
+
+def test_robber_move_asks_who_was_robbed(table: Table) -> None:
+    jg = table.jgame
+    bot = GreedyBot(seed=2)
+    while jg.game.phase != Phase.ROLL:
+        table.call(ApplyAction(bot.choose(jg.game)))
+    game = jg.game
+    for hand in game.hands:
+        hand[:] = [1, 1, 0, 0, 0]
+    table.call(ApplyAction(RollDice(game.current_player, (3, 4))))
+    assert game.phase == Phase.MOVE_ROBBER
+    t = game.topology
+    target = next(
+        h
+        for h in range(len(t.hexes))
+        if h != game.robber
+        and game.hex_land[h]
+        and any(game.vertex_owner[v] not in (-1, game.current) for v in t.hex_vertices[h])
+    )
+    pieces = [
+        Piece("settlement" if game.vertex_level[v] == 1 else "city", game.players[o], vertex=name)
+        for v, (name, o) in enumerate(zip(t.vertices, game.vertex_owner, strict=True))
+        if o != -1
+    ] + [
+        Piece("road", game.players[o], edge=name)
+        for name, o in zip(t.edges, game.edge_owner, strict=True)
+        if o != -1
+    ]
+    link = CameraLink(table, frames(0), ScriptedTracker([]))
+    updates = link.subscribe()
+    link.handle(Seen(pieces, robber=t.hexes[target]))
+    (p,) = link.pending()["proposals"]
+    assert p["confirm"] and p["choices"] and "who was robbed" in p["text"]
+    assert updates.get(timeout=1)["proposals"][0]["id"] == p["id"]
+    with pytest.raises(ValueError, match="choose one of"):
+        link.confirm(p["id"], "nobody")
+    link.confirm(p["id"], p["choices"][0])
+    assert game.robber == target and game.phase == Phase.MAIN
+    assert link.pending()["proposals"] == []
+    assert isinstance(jg.history[-1], MoveRobber) and jg.history[-1].victim == p["choices"][0]
+    link.stop()
+
+
+def test_health_is_reported_to_the_table(table: Table) -> None:
+    tracker = ScriptedTracker([None, None])
+    tracker.status = SimpleNamespace(registered=False, detail="no board found")
+    link = CameraLink(table, frames(2), tracker)
+    link.start()
+    link.join(5)
+    settle(table)
+    assert table.parts["camera"] == {"up": False, "detail": "the camera stopped sending frames"}
+
+
+def test_a_failing_camera_is_a_part_down_not_a_crash(table: Table) -> None:
+    def broken() -> Iterator[tuple[float, np.ndarray]]:
+        yield 0.0, np.zeros((4, 4, 3), np.uint8)
+        raise OSError("USB device unplugged")
+
+    run(table, [None], source=broken())
+    settle(table)
+    assert table.parts["camera"]["up"] is False
+    assert "unplugged" in table.parts["camera"]["detail"]
+    table.call(ApplyAction(table.jgame.game.legal_actions()[0]))  # the game goes on
+
+
+def test_end_to_end_a_hand_places_a_founding_settlement(table: Table) -> None:
+    from vision.capture import SceneStep, SyntheticGameSource
+    from vision.synth.render import Conditions
+    from vision.tracker import Tracker
+
+    board = table.jgame.game.board
+    v = Vertex(0, 0, "N")
+    placed = replace(board, pieces=[Piece("settlement", "red", vertex=v)])
+    src = SyntheticGameSource(
+        [
+            SceneStep(board, duration_s=0.5),
+            SceneStep(placed, reach=vertex_position(v), duration_s=2.0),
+        ],
+        width=480,
+        height=360,
+        fps=10,
+        seed=4,
+        conditions=Conditions(tilt_deg=10),
+        reach_s=0.6,
+    )
+
+    def registrar(frame: np.ndarray) -> SimpleNamespace:
+        return SimpleNamespace(
+            homography=src.truth.homography, hexes=list(board.tiles), sea_fraction={}, kind="base"
+        )
+
+    link = CameraLink(table, src, Tracker(registrar=registrar, stable_s=0.4))
+    link.start()
+    link.join(60)
+    game = table.jgame.game
+    assert game.vertex_owner[game.topology.vertex_index[v]] == 0
+    assert game.phase == Phase.FOUNDING_ROAD
+    assert [k for _, k, _ in link.log] == ["applied"]
+    settle(table)
+    assert table.parts["camera"]["up"] is False  # the video ended
