@@ -6,6 +6,7 @@ import re
 import subprocess
 
 import pytest
+from tower_fixtures import *  # noqa: F403  (fixtures: see tower_fixtures.py)
 
 from firmware_bridge.hil import VECTORS, FirmwareBuild
 

@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from tower_fixtures import *  # noqa: F403  (fixtures: see tower_fixtures.py)
 
 from firmware_bridge.dice import DiceSource, manual_roll
 from firmware_bridge.driver import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tower_fixtures import *  # noqa: F403  (fixtures: see tower_fixtures.py)
 
 from firmware_bridge.protocol import (
     MAX_PAYLOAD,

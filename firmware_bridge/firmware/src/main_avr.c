@@ -413,6 +413,8 @@ static void animate(void)
 
 static void hardware_init(void)
 {
+    /* a watchdog reset leaves WDRF set, which would keep the watchdog resetting us */
+    MCUSR = 0;
     /* UART */
     UCSR0A = (1 << U2X0);
     UBRR0 = BAUD_UBRR;
@@ -448,7 +450,11 @@ int main(void)
     }
     uint16_t boots = eeprom_read_word((uint16_t *)0);
     eeprom_update_word((uint16_t *)0, (uint16_t)(boots + 1));
-    dice_init(((uint32_t)boots << 16) ^ entropy);
+    cli();
+    uint32_t jitter = entropy;
+    entropy_fresh = 0;
+    sei();
+    dice_init(((uint32_t)boots << 16) ^ jitter);
     for (uint16_t i = 0; i < N_TOTAL_LEDS; i++) {
         leds[i * 3] = leds[i * 3 + 1] = leds[i * 3 + 2] = 0;
     }

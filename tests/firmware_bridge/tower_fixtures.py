@@ -1,4 +1,8 @@
-"""Fixtures of the dice tower tests: the firmware built once per session, towers behind ptys."""
+"""Fixtures of the dice tower tests: the firmware built once per session, towers behind ptys.
+
+Not a conftest.py: test folders share the module name "conftest", and another folder's tests
+import theirs by that name. Test modules here take these with ``from tower_fixtures import *``.
+"""
 
 from __future__ import annotations
 
@@ -15,26 +19,33 @@ from firmware_bridge.hil import (
     toolchain_missing,
 )
 
+__all__ = ["firmware", "firmware_matrix", "tower_process", "vectors"]
 
-@pytest.fixture(scope="session")
-def firmware(tmp_path_factory: pytest.TempPathFactory) -> FirmwareBuild:
+# every module that imports the fixtures gets its own copy of them: build once per process
+_builds: dict[str, FirmwareBuild] = {}
+
+
+def _build(factory: pytest.TempPathFactory, display: str) -> FirmwareBuild:
     why = toolchain_missing()
     if why:
         pytest.skip(f"firmware not testable here: {why}")
-    build_dir = tmp_path_factory.mktemp("firmware")
-    build_firmware(build_dir, ("all", "harness", str(build_dir / "test_core")))
-    return firmware_paths(build_dir)
+    if display not in _builds:
+        build_dir = factory.mktemp(f"firmware-{display}")
+        build_firmware(build_dir, ("all", "harness", str(build_dir / "test_core")), display)
+        _builds[display] = firmware_paths(build_dir)
+    return _builds[display]
+
+
+@pytest.fixture(scope="session")
+def firmware(tmp_path_factory: pytest.TempPathFactory) -> FirmwareBuild:
+    """The firmware for 7-segment digits, its host tests and the simavr harness."""
+    return _build(tmp_path_factory, "7seg")
 
 
 @pytest.fixture(scope="session")
 def firmware_matrix(tmp_path_factory: pytest.TempPathFactory) -> FirmwareBuild:
     """The firmware built for an 8x8 LED matrix instead of 7-segment digits."""
-    why = toolchain_missing()
-    if why:
-        pytest.skip(f"firmware not testable here: {why}")
-    build_dir = tmp_path_factory.mktemp("firmware-matrix")
-    build_firmware(build_dir, ("all", "harness"), display="matrix")
-    return firmware_paths(build_dir)
+    return _build(tmp_path_factory, "matrix")
 
 
 @pytest.fixture(params=["python", "simavr"])
