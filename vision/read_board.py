@@ -11,7 +11,10 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -41,6 +44,9 @@ CERTAIN = 0.9
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
 _MIN_PX, _MAX_PX = 40.0, 90.0
+# Score given to an unread chip (and floor of any score) in the joint log-score; the chip
+# reader's own floor for leaving a chip unread.
+_SCORE_FLOOR = 0.02
 # Crops narrower than this (pixels) are enlarged before reading.
 _READ_SIDE = 128
 # Nominal chip diameter in hex radii.
@@ -267,6 +273,40 @@ def _chip_discs(
     return out
 
 
+def _joint_confidences(
+    readings: list[Any],
+    values: list[int | None],
+    expected: Counter[int],
+    solve: Callable[[list[Any], Counter[int]], list[int | None]],
+) -> list[float]:
+    """Confidence of each chip's value within the board's joint reading.
+
+    For each chip the joint reading is solved again with that chip's value forbidden; the
+    loss of log-score is the evidence for the value, turned into a two-hypothesis posterior
+    (a loss of 2.2 gives 0.9). A chip left unread has confidence 0.
+    """
+
+    def log_score(rs: list[Any], vs: list[int | None]) -> float:
+        return sum(
+            math.log(max(r.scores.get(v, 0.0), _SCORE_FLOOR))
+            if v is not None
+            else math.log(_SCORE_FLOOR)
+            for r, v in zip(rs, vs, strict=True)
+        )
+
+    best = log_score(readings, values)
+    out = []
+    for i, v in enumerate(values):
+        if v is None:
+            out.append(0.0)
+            continue
+        forced = list(readings)
+        forced[i] = replace(readings[i], scores={**readings[i].scores, v: 0.0})
+        loss = best - log_score(forced, solve(forced, expected))
+        out.append(float(1.0 / (1.0 + math.exp(-min(loss, 50.0)))))
+    return out
+
+
 def _read_chips(
     image: np.ndarray | None,
     top: np.ndarray,
@@ -311,13 +351,18 @@ def _read_chips(
     expected = CHIP_COUNTS.get(reg.kind)
     if expected is not None and readings:
         values = read_chips_jointly(readings, expected)
+        confs = _joint_confidences(readings, values, expected, read_chips_jointly)
     else:
         values = [r.value for r in readings]
+        confs = [
+            float(r.scores.get(v, 0.0)) if v is not None else 0.0
+            for r, v in zip(readings, values, strict=True)
+        ]
     numbers: dict[Hex, int | None] = {}
     conf: dict[Hex, float] = {}
-    for h, r, v in zip(hexes, readings, values, strict=True):
+    for h, v, c in zip(hexes, values, confs, strict=True):
         numbers[h] = v
-        conf[h] = float(r.scores.get(v, 0.0)) if v is not None else 0.0
+        conf[h] = c
     missing = [h for h, v in numbers.items() if v is None]
     if missing:
         warnings.append(f"uncertain: {len(missing)} chip(s) could not be read")

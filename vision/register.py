@@ -652,12 +652,23 @@ def place_frame(
 
 
 def _same_board(kind: str, k1: int, t1: Hex, k2: int, t2: Hex, chips: set[Hex]) -> bool:
-    """Two placements put the chips on the same frame cells up to a symmetry of the frame."""
+    """Two placements put the chips on the same frame cells up to a symmetry of the frame.
+
+    A symmetry of the frame is a rotation followed by the translation that lays the rotated
+    frame back onto itself (the 5-6 frame turns about a point between two hexes).
+    """
     frame = set(FRAMES[kind])
     a = {(rotate_axial(c, k1)[0] + t1[0], rotate_axial(c, k1)[1] + t1[1]) for c in chips}
     b = {(rotate_axial(c, k2)[0] + t2[0], rotate_axial(c, k2)[1] + t2[1]) for c in chips}
+    lo = min(frame)
     for k in range(6):
-        if {rotate_axial(x, k) for x in frame} == frame and {rotate_axial(x, k) for x in a} == b:
+        turned = {rotate_axial(x, k) for x in frame}
+        t_lo = min(turned)
+        d = (lo[0] - t_lo[0], lo[1] - t_lo[1])
+        if {(x[0] + d[0], x[1] + d[1]) for x in turned} != frame:
+            continue
+        moved = {(rotate_axial(x, k)[0] + d[0], rotate_axial(x, k)[1] + d[1]) for x in a}
+        if moved == b:
             return True
     return False
 

@@ -14,8 +14,9 @@ Method
 4. **Joint assignment.** When the counts of each terrain are known (base, 5-6), the hexes are
    assigned to terrain "slots" by the Hungarian algorithm, which minimises the total cost under
    the constraint that the counts come out right. Otherwise each hex takes its cheapest terrain.
-5. **Confidence.** A hex's confidence compares the cost of its assigned terrain with the
-   cheapest alternative (a softmax over costs at the assignment's temperature).
+5. **Confidence.** A hex's confidence compares the best reading of the whole board with the
+   best reading in which that hex has another terrain (re-solved with the counts), as a
+   two-hypothesis posterior with likelihoods exp(-cost).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ PROTOTYPES: dict[Terrain, tuple[tuple[float, float, float, float], ...]] = {
 
 #: How far a feature may stray from a prototype for one unit of cost (L*, a*, b*, texture).
 _SCALE = np.array([10.0, 6.0, 8.0, 3.0])
+
+# Cost that keeps the assignment away from a terrain (large, but finite for the solver).
+_FORBIDDEN = 1e6
 
 #: Terrain counts of the boards whose material is fixed.
 COUNTS: dict[str, Counter[Terrain]] = {
@@ -193,20 +197,31 @@ def classify_terrain(
     costs = terrain_costs(feats, terrains)
     land_idx = np.nonzero(~is_sea)[0]
     assigned = np.argmin(costs, axis=1)
+    # margin[i]: how much worse the best reading is in which hex i has another terrain.
+    margin = np.zeros(n)
     if want is not None and len(land_idx):
-        slots = [j for j, t in enumerate(terrains) for _ in range(want.get(t, 0))]
-        rows, cols = linear_sum_assignment(costs[land_idx][:, slots])
+        slots = np.array([j for j, t in enumerate(terrains) for _ in range(want.get(t, 0))])
+        sub = costs[land_idx][:, slots]
+        rows, cols = linear_sum_assignment(sub)
+        best = float(sub[rows, cols].sum())
         for r_, c_ in zip(rows, cols, strict=True):
             assigned[land_idx[r_]] = slots[c_]
+        for r_ in range(len(land_idx)):
+            forced = sub.copy()
+            forced[r_, slots == assigned[land_idx[r_]]] = _FORBIDDEN
+            fr, fc = linear_sum_assignment(forced)
+            margin[land_idx[r_]] = float(forced[fr, fc].sum()) - best
+    else:
+        ordered = np.sort(costs, axis=1)
+        margin = ordered[:, 1] - ordered[:, 0] if costs.shape[1] > 1 else np.full(n, _FORBIDDEN)
     out: list[TerrainReading] = []
     for i in range(n):
         cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
         if is_sea[i]:
             out.append(TerrainReading(Terrain.SEA, 1.0, cost_map))
             continue
-        c = costs[i]
-        # Confidence: softmax of -cost at unit temperature, for the assigned terrain.
-        p = np.exp(-(c - c.min()))
-        conf = float(p[assigned[i]] / p.sum())
+        # Two-hypothesis posterior of the best reading against the best one that differs
+        # here, with likelihoods exp(-cost): a margin of 2.2 gives 0.9.
+        conf = float(1.0 / (1.0 + np.exp(-min(margin[i], 50.0))))
         out.append(TerrainReading(terrains[assigned[i]], conf, cost_map))
     return out
