@@ -585,6 +585,97 @@ class PieceDetector:
         )
 
 
+def refine_homography(
+    image: np.ndarray,
+    homography: np.ndarray,
+    hexes: Sequence[Hex],
+    sea_hexes: Sequence[Hex] = (),
+    passes: Sequence[float] = (16.0, 32.0),
+) -> np.ndarray:
+    """Sharpen a registration on the tile borders, coarse to fine (see :func:`_refine_once`;
+    ``passes`` are the top-view resolutions, pixels per hex radius). Returns float64 (3, 3).
+    """
+    h = np.asarray(homography, np.float64)
+    for px in passes:
+        h = _refine_once(image, h, hexes, sea_hexes, px)
+    return h
+
+
+def _refine_once(
+    image: np.ndarray,
+    homography: np.ndarray,
+    hexes: Sequence[Hex],
+    sea_hexes: Sequence[Hex],
+    px_per_unit: float,
+) -> np.ndarray:
+    """Sharpen a registration on the tile borders, where the pieces stand.
+
+    Registration fits the chips, whose centres are known to a tenth of a hex or so; a road
+    is a seventh of a hex wide. The light tile borders are lines through every corner and
+    side: the top view's border likelihood (lightness less chroma) is aligned with a drawing
+    of the grid by enhanced correlation (``cv2.findTransformECC``, homography motion), chips
+    masked out.
+
+    Args:
+        image: BGR uint8 (H, W, 3).
+        homography: float (3, 3) board plane -> image pixels (from vision.register).
+        hexes, sea_hexes: the board's hexes and which are sea (sea hexes have no border).
+        px_per_unit: resolution of the top view the alignment works on.
+
+    Returns:
+        The refined float64 (3, 3) homography; the given one when the alignment does not
+        converge or moves a corner by more than :data:`_MAX_REFINE` hex radii (that would be
+        another grid, not a refinement).
+    """
+    det = PieceDetector(homography, hexes, sea_hexes, px_per_unit=px_per_unit)
+    top = det.top_view(image)
+    lab = cv2.cvtColor(top.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    border_map = lab[..., 0] - np.hypot(lab[..., 1], lab[..., 2])
+    w, h = det.size
+    template = np.zeros((h, w), np.float32)
+    mask = np.zeros((h, w), np.uint8)
+    sea = set(sea_hexes)
+    width = max(1, int(round(0.09 * det.px)))
+    for x in hexes:
+        if x in sea:
+            continue
+        pts = np.round(det._to_top(np.array(hex_corner_points(x)))).astype(np.int32)
+        cv2.polylines(template, [pts], True, 1.0, width, cv2.LINE_AA)
+        cv2.fillPoly(mask, [pts], 255)
+    mask = cv2.dilate(mask, np.ones((width * 4 + 1, width * 4 + 1), np.uint8))
+    for x in hexes:
+        c = det._to_top(np.array(hex_center(x)))[0]
+        cv2.circle(mask, (int(round(c[0])), int(round(c[1]))), int(0.5 * det.px), 0, -1)
+    template = cv2.GaussianBlur(template, (0, 0), 1.0)
+    warp = np.eye(3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
+    try:
+        _, warp = cv2.findTransformECC(
+            template, border_map.astype(np.float32), warp, cv2.MOTION_HOMOGRAPHY, criteria, mask, 5
+        )
+    except cv2.error:
+        return np.asarray(homography, np.float64)
+    p2t = det.plane_to_top
+    refined = (
+        np.asarray(homography, np.float64) @ np.linalg.inv(p2t) @ warp.astype(np.float64) @ p2t
+    )
+    # How far the refinement moved the corners, in hex radii (through the old homography).
+    corners = np.array([vertex_position(v) for v in det.topology.vertices])
+    moved = _project(np.linalg.inv(homography) @ refined, corners) - corners
+    if not np.all(np.isfinite(moved)) or np.max(np.linalg.norm(moved, axis=1)) > _MAX_REFINE:
+        return np.asarray(homography, np.float64)
+    return refined / refined[2, 2]
+
+
+# A refinement may move a corner by at most this much (hex radii).
+_MAX_REFINE = 0.4
+
+
+def _project(m: np.ndarray, points: np.ndarray) -> np.ndarray:
+    p = np.hstack([points, np.ones((len(points), 1))]) @ m.T
+    return p[:, :2] / p[:, 2:3]
+
+
 def _confidence(value: float, threshold: float) -> float:
     """0.5 at the decision threshold, rising to 1 as ``value`` goes to 1."""
     if threshold >= 1.0:
@@ -602,7 +693,7 @@ def detect_pieces(
     Args:
         image: BGR uint8 (H, W, 3), the photo ``registration`` was made on.
         registration: a :class:`vision.register.Registration` (its ``homography``, ``hexes``
-            and ``sea_fraction`` are used).
+            and ``sea_fraction`` are used; the homography is refined on the tile borders).
         prototypes: player colours (CIELAB after light normalisation); the defaults are the
             renderer's pieces.
 
@@ -612,7 +703,6 @@ def detect_pieces(
     """
     sea = [h for h, f in getattr(registration, "sea_fraction", {}).items() if f > 0.7]
     ships = registration.kind == "seafarers"
-    detector = PieceDetector(
-        registration.homography, registration.hexes, sea, ships, prototypes=prototypes
-    )
+    homography = refine_homography(image, registration.homography, registration.hexes, sea)
+    detector = PieceDetector(homography, registration.hexes, sea, ships, prototypes=prototypes)
     return detector.read(image).pieces()

@@ -2,7 +2,8 @@
 
 Per frame (``Tracker.update(timestamp, frame)``):
 
-1. **Registration.** The board is registered once (``vision.register``), then kept. Each frame
+1. **Registration.** The board is registered once (``vision.register``, sharpened on the tile
+   borders by ``vision.pieces.refine_homography``), then kept. Each frame
    is warped to the board's small top view with that registration; the board is considered
    *moved* only when most hexes stop looking like the reference top view (normalised
    correlation per hex) for several frames in a row, and is then registered again. A new
@@ -43,6 +44,7 @@ from vision.pieces import (
     PieceDetector,
     SiteReadings,
     pieces_from_states,
+    refine_homography,
     state_code,
 )
 
@@ -151,6 +153,7 @@ class Tracker:
         self.detector: PieceDetector | None = None
         self._last_try: float | None = None
         self._reference: np.ndarray | None = None  # float32 grey top view
+        self._reference_bgr: np.ndarray | None = None  # float32 (H, W, 3) colour top view
         self._previous: np.ndarray | None = None  # uint8 grey top view of the previous frame
         self._moved_frames = 0
         self._hex_masks: list[np.ndarray] = []
@@ -180,15 +183,19 @@ class Tracker:
         if first:
             self._sea = [h for h, f in getattr(reg, "sea_fraction", {}).items() if f > 0.7]
             self._ships = getattr(reg, "kind", "base") == "seafarers"
-            detector = self._detector(reg.homography, reg.hexes)  # type: ignore[attr-defined]
+        hexes = reg.hexes  # type: ignore[attr-defined]
+        # Chips place the grid to a tenth of a hex; the borders place it to a road's width.
+        homography = refine_homography(frame, reg.homography, hexes, self._sea)  # type: ignore[attr-defined]
+        if first:
+            detector = self._detector(homography, hexes)
         else:
-            detector = self._same_orientation(reg.homography, frame)  # type: ignore[attr-defined]
+            detector = self._same_orientation(homography, frame)
         self.detector = detector
         self.status.registrations += 1
         self.status.registered = True
         self.status.detail = "tracking"
         top = detector.top_view(frame)
-        self._reference = _grey(top)
+        self._set_reference(top)
         self._previous = None
         self._moved_frames = 0
         self._hex_masks = self._make_hex_masks(detector)
@@ -267,8 +274,9 @@ class Tracker:
             self.status.pending_sites = 0
             if not covered.any():
                 # A calm frame equal to the reference: follow the lamp's slow drift.
-                assert self._reference is not None
+                assert self._reference is not None and self._reference_bgr is not None
                 self._reference = 0.9 * self._reference + 0.1 * grey
+                self._reference_bgr = 0.9 * self._reference_bgr + 0.1 * top
             return None
         self.status.reads += 1
         readings = d.read_top(top, covered)
@@ -277,7 +285,11 @@ class Tracker:
         v_diff, e_diff = d.site_fractions(small)
         readings.vertex_state[(v_diff < _SITE_CHANGED) & (readings.vertex_state != UNKNOWN)] = _SAME
         readings.edge_state[(e_diff < _SITE_CHANGED) & (readings.edge_state != UNKNOWN)] = _SAME
-        return self._settle(t, readings, grey)
+        return self._settle(t, readings, top)
+
+    def _set_reference(self, top: np.ndarray) -> None:
+        self._reference_bgr = top.astype(np.float32)
+        self._reference = _grey(top)
 
     def _board_moved(self, grey: np.ndarray) -> bool:
         assert self._reference is not None
@@ -295,18 +307,20 @@ class Tracker:
     def _occlusion(self, top: np.ndarray, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(covered, changed): bool top-view masks of the occluders (grown by the margin)
         and of the small differences from the reference (where a piece may have changed)."""
-        assert self._reference is not None and self.detector is not None
+        assert self._reference_bgr is not None and self.detector is not None
         px = self.detector.px
-        ratio = np.log((grey + 8.0) / (self._reference + 8.0))
-        ratio -= float(np.median(ratio))  # the lamp's overall drift
+        # Per channel, so an orange piece on yellow fields (the same grey) is a change too.
+        ratio = np.log((top.astype(np.float32) + 8.0) / (self._reference_bgr + 8.0))
+        ratio -= np.median(ratio.reshape(-1, 3), axis=0)  # the lamp's overall drift and tint
+        ratio = np.abs(ratio).max(axis=2)
         # Hysteresis: occluders are the large blobs of even a faint difference (so the soft
         # rim of a glare spot or a shadow belongs to it); pieces are small, strong ones.
-        faint = (np.abs(ratio) > _FAINT).astype(np.uint8)
+        faint = (ratio > _FAINT).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(faint, connectivity=8)
         big = stats[:, cv2.CC_STAT_AREA] > _OCCLUDER_AREA * px * px
         big[0] = False
         occluder = big[labels]
-        strong = (np.abs(ratio) > _DIFF) & ~occluder
+        strong = (ratio > _DIFF) & ~occluder
         n, labels, stats, _ = cv2.connectedComponentsWithStats(
             strong.astype(np.uint8), connectivity=8
         )
@@ -323,7 +337,7 @@ class Tracker:
             occluder = cv2.dilate(occluder.astype(np.uint8), kernel) > 0
         return occluder, small
 
-    def _settle(self, t: float, readings: SiteReadings, grey: np.ndarray) -> Observation | None:
+    def _settle(self, t: float, readings: SiteReadings, top: np.ndarray) -> Observation | None:
         assert self.detector is not None
         topo = self.detector.topology
         read_v = readings.vertex_state.copy()
@@ -388,7 +402,7 @@ class Tracker:
             for v in topo.edge_vertices[e]:
                 if self.v_state[v] > EMPTY and area[v] > 0:
                     self._v_area[v] = area[v]
-        self._reference = grey.copy()
+        self._set_reference(top)
         detected = pieces_from_states(topo.vertices, topo.edges, self.v_state, self.e_state)
         where = [tuple(topo.vertices[v]) for v in cv_] + [tuple(topo.edges[e]) for e in ce_]
         return Observation(
