@@ -306,7 +306,12 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     seed = pts[best[0]]
     ref_rad = float(np.median(rad[best[1]]))
 
-    score = _score(h, pts, rad, ref_rad)
+    def inlier_area(m: np.ndarray) -> float:
+        return float(np.sum(rad[_inliers(m, pts, rad, ref_rad)] ** 2))
+
+    # Growth is judged by the area explained alone: the chance term of _score would punish
+    # the lattice for reaching over sea or table where blobs abound.
+    score = inlier_area(h)
     # Grow: refit on the inliers within a growing number of hex steps of the seed chip, so
     # that the affine guess only has to hold locally and perspective is absorbed step by step.
     # A refit that explains less than the model it replaces is rejected (it was pulled off by
@@ -325,7 +330,7 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
         h_new = _robust_homography(src, dst) if use.sum() >= 8 else _affine(src, dst)
         if h_new is None:
             continue
-        new_score = _score(h_new, pts, rad, ref_rad)
+        new_score = inlier_area(h_new)
         if new_score >= 0.95 * score:
             h, score = h_new, max(score, new_score)
     h = _unshear(h, pts, _inliers(h, pts, rad, ref_rad), cands)
@@ -694,10 +699,11 @@ def _placement_cost(
     chipless = [c for c in frame if c not in placed]
     if kind == "seafarers":
         # Every chip-less cell of the frame is sea (or a rare desert/unexplored land hex).
-        cost += sum(1.0 for c in chipless if sea_at(c) < 0.6)
+        # (cheap: a chip the candidates missed is common, land without any chip rare)
+        cost += sum(0.5 for c in chipless if sea_at(c) < 0.6)
     else:
         # Chip-less land is a desert or a chip the candidates missed: cheap. Sea is wrong.
-        cost += sum(2.0 * sea_at(c) for c in chipless)
+        cost += sum(3.0 * sea_at(c) for c in chipless)
     # Around the frame lies its band of sea, then the table: open sea all round a cell means
     # the frame is too small. (The band itself is scored by the caller.)
     cost += sum(1.0 for c in ring if sea_at(c) > 0.85)
