@@ -107,12 +107,27 @@ class Phase(StrEnum):
 
 
 class IllegalAction(ValueError):
-    """An action the rules refuse; ``rule`` is its number in RULES.md."""
+    """An action the rules refuse; ``rule`` is its number in RULES.md.
 
-    def __init__(self, rule: str, reason: str):
-        super().__init__(f"{reason} (rule {rule})")
+    ``reason`` may be a template with ``{}`` fields filled from ``args`` only when the message
+    is read: legal-action generation judges many spots and reads few refusals.
+    """
+
+    def __init__(self, rule: str, reason: str, *args: object):
+        super().__init__(rule, reason, *args)
         self.rule = rule
-        self.reason = reason
+        self._reason = reason
+        self._args = args
+
+    @property
+    def reason(self) -> str:
+        if not self._args:
+            return self._reason
+        # Corners and sides read as plain (q, r, name) tuples.
+        return self._reason.format(*(tuple(a) if isinstance(a, tuple) else a for a in self._args))
+
+    def __str__(self) -> str:
+        return f"{self.reason} (rule {self.rule})"
 
 
 @dataclass(frozen=True)
@@ -521,18 +536,16 @@ class Game:
 
     def _settlement_spot_error(self, p: int, v: int, founding: bool) -> IllegalAction | None:
         t = self.topology
+        corner = t.vertices[v]
         if self.vertex_owner[v] != -1:
-            return IllegalAction("1.9.5", f"corner {tuple(t.vertices[v])} is already built on")
+            return IllegalAction("1.9.5", "corner {} is already built on", corner)
         if not self.vertex_land[v]:
-            return IllegalAction("0.3", f"corner {tuple(t.vertices[v])} touches no land")
+            return IllegalAction("0.3", "corner {} touches no land", corner)
         if any(self.vertex_owner[n] != -1 for n in t.vertex_neighbours[v]):
-            return IllegalAction(
-                "1.9.5", f"corner {tuple(t.vertices[v])} is next to a building (distance rule)"
-            )
+            return IllegalAction("1.9.5", "corner {} is next to a building (distance rule)", corner)
         if not founding and not any(self.edge_owner[e] == p for e in t.vertex_edges[v]):
             return IllegalAction(
-                "1.9.4",
-                f"corner {tuple(t.vertices[v])} is not at the end of one of your roads or ships",
+                "1.9.4", "corner {} is not at the end of one of your roads or ships", corner
             )
         for hook in self.hooks:
             err = hook.settlement_error(self, p, v, founding)
@@ -543,25 +556,24 @@ class Game:
     def _route_spot_error(self, p: int, e: int, kind: int) -> IllegalAction | None:
         """Why seat ``p`` may not put a road or ship (``kind``) on side ``e`` now, or None."""
         t = self.topology
+        side = t.edges[e]
         name = "road" if kind == ROAD else "ship"
         if self.edge_owner[e] != -1:
             rule = "1.9.3" if kind == ROAD else "3.2.4"
-            return IllegalAction(rule, f"side {tuple(t.edges[e])} already holds a piece")
+            return IllegalAction(rule, "side {} already holds a piece", side)
         if kind == ROAD and not self.edge_land[e]:
-            return IllegalAction("1.9.3", f"side {tuple(t.edges[e])} touches no land")
+            return IllegalAction("1.9.3", "side {} touches no land", side)
         if kind == SHIP:
             if not self.rules.ships:
                 return IllegalAction("3.2.1", "ships are played only with Seafarers")
             if not self.edge_sea[e]:
-                return IllegalAction(
-                    "3.2.2", f"a ship needs a sea or coast side, not {tuple(t.edges[e])}"
-                )
+                return IllegalAction("3.2.2", "a ship needs a sea or coast side, not {}", side)
             if self.pirate is not None and e in t.hex_edges[self.pirate]:
                 return IllegalAction("3.6.4", "no ship may be placed next to the pirate")
         if self.phase == Phase.FOUNDING_ROAD:
             if self.last_settlement not in t.edge_vertices[e]:
                 return IllegalAction(
-                    "1.4.1", f"the founding {name} must touch the settlement just placed"
+                    "1.4.1", "the founding {} must touch the settlement just placed", name
                 )
             return None
         for v in t.edge_vertices[e]:
@@ -577,9 +589,10 @@ class Game:
         rule = "1.9.3" if kind == ROAD else "3.2.3"
         return IllegalAction(
             rule,
-            f"side {tuple(t.edges[e])} does not connect to your {name} or building "
-            "(an opponent's building blocks the way; roads and ships join only at your "
-            "own buildings)",
+            "side {} does not connect to your {} or building (an opponent's building blocks "
+            "the way; roads and ships join only at your own buildings)",
+            side,
+            name,
         )
 
     def _check_settlement(self, p: int, a: BuildSettlement) -> None:
@@ -848,14 +861,14 @@ class Game:
         blocks (RULES.md 1.9.3, 3.2.3)."""
         t = self.topology
         seen: set[int] = set()
-        for e in self.pieces_of[p]:
+        for e in sorted(self.pieces_of[p]):  # board order: legal actions list predictably
             if kind is not None and self.edge_kind[e] != kind:
                 continue
             for v in t.edge_vertices[e]:
                 if v not in seen and self.vertex_owner[v] in (-1, p):
                     seen.add(v)
                     yield v
-        for v in self.buildings_of[p]:
+        for v in sorted(self.buildings_of[p]):
             if v not in seen:
                 seen.add(v)
                 yield v

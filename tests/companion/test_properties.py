@@ -339,7 +339,9 @@ def test_random_legal_games_keep_every_invariant(
     check_replay(game, board_seed, resolved)
 
 
-@settings(FAST, max_examples=5)
+# Derandomized: a build-first player can be stuck below 10 points on an unlucky board, so a
+# fresh draw of boards on every run could fail for a reason that is not a bug.
+@settings(FAST, max_examples=5, derandomize=True)
 @given(
     players=st.sampled_from([3, 4]),
     board_seed=st.integers(0, 10_000),
