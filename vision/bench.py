@@ -11,8 +11,8 @@ Four measurements, each printed with the command line that produced it:
 3. **boards-dev** real photos: terrain and chip accuracy of ``read_board`` against
    ``groundtruth.json`` under the 12 symmetries, per photo and overall, and whether the setup
    check reports layout E's adjacent red 6s.
-4. **Time** per ``read_board`` of a 1600x1200 photo on one core (OpenCV limited to one
-   thread), median of several runs.
+4. **Time** per ``read_board`` of a 1600x1200 photo and per 1600x1200 hard render, on one
+   core (OpenCV limited to one thread), median of several runs.
 
 The real-photo parts need ``../shared/datasets`` (``--datasets`` to point elsewhere); they
 are skipped with a note when it is absent.
@@ -187,7 +187,8 @@ def _reports_adjacent_reds(board: Board) -> bool | None:
 
 
 def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
-    """Median seconds per read_board of a 1600x1200 photo, OpenCV on one thread."""
+    """Median seconds per read_board of a 1600x1200 photo and per render, OpenCV on one
+    thread."""
     photo = datasets / "boards-dev" / "vieja_F_0.jpg"
     image = cv2.imread(str(photo)) if photo.is_file() else None
     source = str(photo)
@@ -203,9 +204,22 @@ def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
             t0 = time.perf_counter()
             read_board(image)
             times.append(time.perf_counter() - t0)
+        render_times = []
+        board = random_board(4, seed=2)
+        for i in range(runs):
+            rng = np.random.default_rng(i)
+            conditions = Conditions.random(rng)
+            t0 = time.perf_counter()
+            render_board(board, rng=rng, conditions=conditions)
+            render_times.append(time.perf_counter() - t0)
     finally:
         cv2.setNumThreads(threads)
-    return {"photo": source, "runs": runs, "median_seconds": statistics.median(times)}
+    return {
+        "photo": source,
+        "runs": runs,
+        "median_seconds": statistics.median(times),
+        "render_median_seconds": statistics.median(render_times),
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -266,6 +280,7 @@ def run(args: argparse.Namespace) -> int:
         print("boards-dev: skipped (no dataset)")
     tm = result["timing"]
     print(f"read-board time: {tm['median_seconds']:.3f} s median of {tm['runs']} ({tm['photo']})")
+    print(f"render time: {tm['render_median_seconds']:.3f} s median of {tm['runs']} (1600x1200)")
     return 0
 
 

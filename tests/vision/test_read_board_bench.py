@@ -21,7 +21,7 @@ def test_bench_vision_json_without_datasets(
     assert 0.0 <= syn["terrain_accuracy"] <= 1.0
     assert syn["wrong_but_certain"] <= syn["reported_certain"]
     assert doc["coins_dev"] is None and doc["boards_dev"] is None
-    assert doc["timing"]["median_seconds"] > 0
+    assert doc["timing"]["median_seconds"] > 0 and doc["timing"]["render_median_seconds"] > 0
     assert doc["command"].startswith("catan-companion bench vision")
 
 
