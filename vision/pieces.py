@@ -84,9 +84,12 @@ BACKGROUND_CLASSES: dict[str, tuple[tuple[float, float, float], tuple[float, flo
     # Outlines, shadows and ink: whatever is nearly black.
     "dark": ((12.0, 0.0, 0.0), (8.0, 6.0, 6.0)),
 }
+_SEAFARERS_ONLY = ("gold", "sea")
 # Player colours' spreads are widened by this factor: lights and cameras vary more than the
 # measured renders do, and the sites' majority vote absorbs a few stray pixels.
 _PLAYER_SPREAD = 1.3
+# No class is narrower than this (L*, a*, b*): renders under-represent real variation.
+_MIN_STD = 6.0
 # A pixel farther than this (in standard deviations, squared sum) from its class is no class.
 _FAR = 25.0
 # Levels per channel of the colour lookup table.
@@ -326,12 +329,14 @@ class PieceDetector:
         if unknown:
             raise ValueError(f"unknown player colour {sorted(unknown)[0]!r}")
         self.colours = tuple(c for c in COLOURS if c in protos)
-        classes = [protos[c] for c in self.colours] + list(BACKGROUND_CLASSES.values())
+        # Gold and open sea are only on Seafarers maps; elsewhere they would only steal
+        # orange and blue pixels.
+        background = [v for k, v in BACKGROUND_CLASSES.items() if ships or k not in _SEAFARERS_ONLY]
+        classes = [protos[c] for c in self.colours] + background
         self._means = np.array([m for m, _ in classes], np.float32)
-        spread = np.array([_PLAYER_SPREAD] * len(self.colours) + [1.0] * len(BACKGROUND_CLASSES))
-        self._stds = np.array([sd for _, sd in classes], np.float32) * spread[:, None].astype(
-            np.float32
-        )
+        spread = np.array([_PLAYER_SPREAD] * len(self.colours) + [1.0] * len(background))
+        stds = np.maximum(np.array([sd for _, sd in classes], np.float32), _MIN_STD)
+        self._stds = stds * spread[:, None].astype(np.float32)
         if np.any(self._stds <= 0):
             raise ValueError("colour spreads must be positive")
         self._log_norm = 2.0 * np.log(self._stds).sum(axis=1)
