@@ -1,0 +1,94 @@
+"""``catan-companion bench tracking``: its script and a tiny run end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from companion.actions import BuildCity, BuildRoad, BuildSettlement
+from companion.board import Piece, Topology, Vertex
+from companion.cli import main
+from vision.bench_tracking import NameMap, script_game
+from vision.tracker import _plane_rotation
+
+
+def test_script_has_a_hand_for_every_build_and_the_boards_follow() -> None:
+    board, steps, plans = script_game(("red", "blue", "white"), turns=3, seed=1)
+    assert len(steps) == len(plans)
+    builds = [(s, p) for s, p in zip(steps, plans, strict=True) if p.builds]
+    assert len(builds) >= 12  # founding: 2 settlements and 2 roads each
+    for step, plan in builds:
+        (action,) = plan.builds
+        assert isinstance(action, BuildSettlement | BuildRoad | BuildCity)
+        assert step.reach is not None
+        assert any(
+            p.color == action.player
+            and (
+                p.vertex == getattr(action, "vertex", None)
+                or p.edge == getattr(action, "edge", None)
+            )
+            for p in step.board.pieces
+        )
+    counts = [len(s.board.pieces) for s in steps]
+    assert counts == sorted(counts) and counts[0] == 0
+    assert sum(s.bump for s in steps) <= 1
+
+
+def test_name_map_undoes_a_turned_registration() -> None:
+    board, _, _ = script_game(("red", "blue", "white"), turns=1, seed=2)
+    hexes = list(board.tiles)
+    truth_h = np.array([[40.0, 0, 300], [0, 40.0, 200], [0, 0, 1]])
+    names = NameMap(hexes)
+    # A registration turned by 120 degrees: its corner X is the truth's corner R(X).
+    convert = names.mapper(truth_h @ _plane_rotation(2), truth_h, Topology.of(hexes))
+    t = Topology.of(hexes)
+    for v in t.vertices[:10]:
+        (mapped,) = convert([Piece("settlement", "red", vertex=v)])
+        assert mapped.vertex in t.vertex_index
+    assert len(
+        {convert([Piece("settlement", "red", vertex=v)])[0].vertex for v in t.vertices}
+    ) == len(t.vertices)
+    assert convert([Piece("settlement", "red", vertex=Vertex(0, 0, "N"))])[0].vertex != Vertex(
+        0, 0, "N"
+    )
+
+
+def test_a_tiny_run_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "bench",
+            "tracking",
+            "--json",
+            "--turns",
+            "1",
+            "--games",
+            "1",
+            "--width",
+            "480",
+            "--height",
+            "360",
+            "--fps",
+            "8",
+            "--truth-registration",
+            "--datasets",
+            "none",
+        ]
+    )
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["pieces"]["piece_steps"] > 0
+    assert set(doc["pieces"]["by_kind"]) <= {"settlement", "city", "road"}
+    assert doc["actions"]["expected_builds"] >= 12
+    assert doc["actions"]["false"] == 0
+    assert doc["fps"]["frames"] > 0 and doc["fps"]["steady_state"] > 0
+    assert doc["delay_s"]["median"] is None or doc["delay_s"]["median"] > 0
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--turns", "0"), ("--fps", "0"), ("--width", "10"), ("--stable", "-1")]
+)
+def test_bad_arguments_exit_2(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "tracking", flag, value, "--datasets", "none"]) == 2
+    assert "catan-companion:" in capsys.readouterr().err
