@@ -63,25 +63,19 @@ from companion.board import (
 )
 from companion.game import Rules
 from companion.hooks import make_hook
-from companion.setup_check import RULES, Layout, SetupSpec, check_board, check_layout
+from companion.setup_check import (
+    RULES,
+    SEA_POOL_CHIPS,
+    SEA_POOL_HEXES,
+    Layout,
+    SetupSpec,
+    check_board,
+    check_layout,
+)
 
 FORMAT = "catan-companion-scenario/1"
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 
-#: The physical pool of the base game plus Seafarers (RULES.md 3.1.2).
-POOL_TERRAIN: Counter[Terrain] = Counter(
-    {
-        Terrain.SEA: 19,
-        Terrain.DESERT: 3,
-        Terrain.GOLD: 2,
-        Terrain.FIELDS: 5,
-        Terrain.HILLS: 5,
-        Terrain.MOUNTAINS: 5,
-        Terrain.PASTURE: 5,
-        Terrain.FOREST: 5,
-    }
-)
-POOL_CHIPS: Counter[int] = Counter({2: 2, 3: 3, 4: 3, 5: 3, 6: 3, 8: 3, 9: 3, 10: 3, 11: 3, 12: 2})
 POOL_SPECIAL_HARBORS = 5
 POOL_GENERIC_HARBORS = 5
 POOL_CATAN_CHIPS = 57
@@ -417,10 +411,10 @@ def _check_pool(board: Board, catan_chips: int, stacks: list[Mapping[str, Any]])
     for stack in stacks:
         terrain.update({Terrain(k): int(v) for k, v in stack["terrain"].items()})
         chips.update({int(k): int(v) for k, v in stack.get("chips", {}).items()})
-    over = terrain - POOL_TERRAIN
+    over = terrain - Counter(SEA_POOL_HEXES)
     if over:
         raise ScenarioError(f"more hexes than the box holds: {_show(over)} too many (3.1.2)")
-    extra_chips = chips - POOL_CHIPS
+    extra_chips = chips - Counter(SEA_POOL_CHIPS)
     if extra_chips:
         raise ScenarioError(f"more chips than the box holds: {_show(extra_chips)} too many")
     kinds = Counter(h.kind for h in board.harbors)

@@ -1,12 +1,11 @@
 """kill -9 at random moments: nothing the page was told is lost, nothing is applied twice."""
 
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
 import urllib.request
+
+from demo_process import start_demo
 
 from companion.actions import action_to_json
 from companion.journal import JournaledGame
@@ -22,29 +21,8 @@ def test_fifty_kill_9_and_restart_cycles_lose_and_repeat_nothing(tmp_path):
     kills = total = 0
     while kills < KILLS:
         cycle = kills
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "companion.cli",
-                "demo",
-                "--port",
-                "0",
-                "--seed",
-                "7",
-                "--speed",
-                "400",
-                "--journal",
-                str(journal),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        proc, url = start_demo(journal, "--seed", "7", "--speed", "400")
         try:
-            line = proc.stdout.readline()
-            url = line.split("open ", 1)[1].strip()
             with urllib.request.urlopen(url + "api/state", timeout=10) as r:
                 state = json.load(r)
             # The restarted table starts from the journal (its players may already have moved).

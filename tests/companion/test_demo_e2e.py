@@ -1,41 +1,18 @@
 """The demo end to end: a subprocess plays a whole game; the page's score is the journal's."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
+
+from demo_process import start_demo
 
 from companion.journal import JournaledGame
 
 
-def start_demo(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
-    journal = tmp_path / "demo.sqlite"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion.cli",
-            "demo",
-            "--port",
-            "0",
-            "--seed",
-            "4",
-            "--journal",
-            str(journal),
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    first = proc.stdout.readline()
-    assert "open http://" in first, first
-    return proc, first.split("open ", 1)[1].strip()
+def start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    return start_demo(tmp_path / "demo.sqlite", "--seed", "4", *extra)
 
 
 def state(url: str) -> dict:
@@ -44,7 +21,7 @@ def state(url: str) -> dict:
 
 
 def test_the_demo_plays_a_whole_game_and_the_page_agrees_with_the_journal(tmp_path):
-    proc, url = start_demo(tmp_path, "--speed", "400")
+    proc, url = start(tmp_path, "--speed", "400")
     try:
         stream = urllib.request.urlopen(url + "api/events", timeout=30)
         # Follow the live stream (no polling sleeps) until the game is over.
@@ -69,7 +46,7 @@ def test_the_demo_plays_a_whole_game_and_the_page_agrees_with_the_journal(tmp_pa
 
 
 def test_a_restarted_demo_continues_the_same_game(tmp_path):
-    proc, url = start_demo(tmp_path, "--speed", "50")
+    proc, url = start(tmp_path, "--speed", "50")
     try:
         stream = urllib.request.urlopen(url + "api/events", timeout=30)
         for raw in stream:  # wait for some progress, then stop
@@ -84,7 +61,7 @@ def test_a_restarted_demo_continues_the_same_game(tmp_path):
     snapshot = saved.game.snapshot()
     saved.close()
     assert count >= before
-    proc, url = start_demo(tmp_path, "--speed", "0.001")  # resume, and hold still
+    proc, url = start(tmp_path, "--speed", "0.001")  # resume, and hold still
     try:
         resumed = state(url)
         assert resumed["action_count"] == count
