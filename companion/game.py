@@ -901,11 +901,7 @@ class Game:
     def city_spots(self, color: str) -> list[Vertex]:
         p = self.seat(color)
         t = self.topology
-        return [
-            t.vertices[v]
-            for v, owner in enumerate(self.vertex_owner)
-            if owner == p and self.vertex_level[v] == 1
-        ]
+        return [t.vertices[v] for v in sorted(self.buildings_of[p]) if self.vertex_level[v] == 1]
 
     # -- generation of legal actions ---------------------------------------------------------
 
