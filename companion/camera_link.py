@@ -10,6 +10,10 @@ owner thread, so the game cannot change under it). Then:
 - a proposal that needs a choice (the robber moved: who was robbed?) and every discrepancy are
   kept as *pending* for the web page.
 
+The tracker reports where something that is no piece changed (``changed_hexes``); the link
+reads a robber (or pirate) move from it with the game's knowledge of where the robber was
+(:func:`with_robber`).
+
 The web page reads the pending items with :meth:`CameraLink.pending` (a JSON-safe dict), is
 told when they change through :meth:`CameraLink.subscribe` (a queue of ``{"type": "camera",
 ...}`` updates, like the Table's subscriptions), and answers with :meth:`CameraLink.confirm`
@@ -32,8 +36,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from companion.actions import MovePirate, MoveRobber
-from companion.game import IllegalAction
-from companion.reconcile import Discrepancy, Proposal, SeenBoard, reconcile
+from companion.board import Hex
+from companion.game import Game, IllegalAction
+from companion.reconcile import Discrepancy, Proposal, Seen, SeenBoard, reconcile
 from companion.table import ApplyAction, Inspect, ReportPart, Table
 
 log = logging.getLogger(__name__)
@@ -86,6 +91,39 @@ class PendingUpdates:
         with self._ready:
             self.closed = True
             self._ready.notify_all()
+
+
+def with_robber(game: Game, observation: SeenBoard) -> SeenBoard:
+    """The observation with the robber (or pirate) placed from the hexes that changed.
+
+    The tracker does not know what the robber looks like; it reports the hexes where
+    something that is no piece changed (``changed_hexes``). When the game's robber hex is one
+    of them and exactly one other land hex is the other, the robber went there (the same for
+    the pirate on sea hexes). Anything else leaves the observation as it is.
+    """
+    changed = tuple(tuple(h) for h in getattr(observation, "changed_hexes", ()))
+    if not changed:
+        return observation
+    t = game.topology
+    found: dict[str, Hex] = {}
+    for piece, index, is_place in (
+        ("robber", game.robber, game.hex_land),
+        ("pirate", game.pirate, game.hex_sea),
+    ):
+        if index is None or getattr(observation, piece, None) is not None:
+            continue
+        here = t.hexes[index]
+        others = [h for h in changed if h != here and h in t.hex_index and is_place[t.hex_index[h]]]
+        if here in changed and len(others) == 1:
+            found[piece] = others[0]
+    if not found:
+        return observation
+    return Seen(
+        tuple(observation.pieces),
+        found.get("robber", observation.robber),
+        found.get("pirate", observation.pirate),
+        dict(observation.numbers),
+    )
 
 
 class CameraLink:
@@ -173,7 +211,9 @@ class CameraLink:
         Returns the events of the actions applied (one list per action). Pending items from
         earlier observations are replaced: the latest observation is the whole truth.
         """
-        result = self.table.call(Inspect(lambda game: reconcile(game, observation)))
+        result = self.table.call(
+            Inspect(lambda game: reconcile(game, with_robber(game, observation)))
+        )
         applied: list[Any] = []
         pending: list[Pending] = []
         for proposal in result.proposals:

@@ -69,6 +69,9 @@ _HEX_NCC = 0.5
 _SITE_CHANGED = 0.2
 # Read state of a site that cannot have changed (it keeps its committed state).
 _SAME = -9
+# A hex with this much (hex radii squared) of small, stable difference changed: about half
+# the robber's footprint.
+_HEX_CHANGE = 0.08
 # The board moved when this fraction of its hexes changed ...
 _MOVED_FRACTION = 0.7
 # ... for this many frames in a row.
@@ -86,6 +89,8 @@ class Observation:
         robber, pirate: where they were seen, or None (not read by this tracker).
         numbers: chip numbers read (empty: chips are not re-read while tracking).
         changed: the corners and sides whose state changed since the previous observation.
+        changed_hexes: hexes where something that is not a piece changed and stayed (the
+            robber or the pirate moving leaves two: the hex it left and the one it went to).
     """
 
     timestamp: float
@@ -95,6 +100,7 @@ class Observation:
     pirate: Hex | None = None
     numbers: Mapping[Hex, int] = field(default_factory=dict)
     changed: tuple[tuple, ...] = ()
+    changed_hexes: tuple[Hex, ...] = ()
 
 
 @dataclass
@@ -159,6 +165,7 @@ class Tracker:
         self._hex_masks: list[np.ndarray] = []
         self._sea: list[Hex] = []
         self._rebase = False
+        self._other_since: tuple[float, tuple[Hex, ...]] | None = None
         self._ships = False
         self.v_state = np.zeros(0, np.int64)
         self.e_state = np.zeros(0, np.int64)
@@ -285,7 +292,36 @@ class Tracker:
         v_diff, e_diff = d.site_fractions(small)
         readings.vertex_state[(v_diff < _SITE_CHANGED) & (readings.vertex_state != UNKNOWN)] = _SAME
         readings.edge_state[(e_diff < _SITE_CHANGED) & (readings.edge_state != UNKNOWN)] = _SAME
-        return self._settle(t, readings, top)
+        observation = self._settle(t, readings, top)
+        if observation is not None or self.status.pending_sites or covered.any():
+            self._other_since = None
+            return observation
+        return self._other_change(t, small, top)
+
+    def _other_change(self, t: float, small: np.ndarray, top: np.ndarray) -> Observation | None:
+        """Small differences that are no piece (the robber, the pirate, a token): once they
+        have stayed the same for ``stable_s``, report the hexes they are on and take them into
+        the reference (so they are not read again and again)."""
+        assert self.detector is not None
+        hexes = tuple(
+            h
+            for h, idx in zip(self.detector.hexes, self._hex_masks, strict=True)
+            if np.count_nonzero(small.ravel()[idx]) >= _HEX_CHANGE * self.px * self.px
+        )
+        if self._other_since is None or self._other_since[1] != hexes:
+            self._other_since = (t, hexes)
+            return None
+        if t - self._other_since[0] < self.stable_s:
+            return None
+        self._other_since = None
+        self._set_reference(top)
+        if not hexes:
+            return None
+        t_ = self.detector.topology
+        detected = pieces_from_states(t_.vertices, t_.edges, self.v_state, self.e_state)
+        return Observation(
+            t, tuple(p.to_piece() for p in detected), tuple(detected), changed_hexes=hexes
+        )
 
     def _set_reference(self, top: np.ndarray) -> None:
         self._reference_bgr = top.astype(np.float32)

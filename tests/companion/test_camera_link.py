@@ -97,7 +97,9 @@ def test_an_illegal_build_is_pending_and_not_applied(table: Table) -> None:
         link.dismiss(d["id"])
 
 
-def test_robber_move_asks_who_was_robbed(table: Table) -> None:
+def robber_game(table: Table) -> tuple[list[Piece], int]:
+    """Founding done, a 7 rolled: the current player must move the robber. Returns the
+    pieces on the board and a hex next to an opponent's building."""
     jg = table.jgame
     bot = GreedyBot(seed=2)
     while jg.game.phase != Phase.ROLL:
@@ -124,6 +126,14 @@ def test_robber_move_asks_who_was_robbed(table: Table) -> None:
         for name, o in zip(t.edges, game.edge_owner, strict=True)
         if o != -1
     ]
+    return pieces, target
+
+
+def test_robber_move_asks_who_was_robbed(table: Table) -> None:
+    pieces, target = robber_game(table)
+    jg = table.jgame
+    game = jg.game
+    t = game.topology
     link = CameraLink(table, frames(0), ScriptedTracker([]))
     updates = link.subscribe()
     link.handle(Seen(pieces, robber=t.hexes[target]))
@@ -137,6 +147,26 @@ def test_robber_move_asks_who_was_robbed(table: Table) -> None:
     assert link.pending()["proposals"] == []
     assert isinstance(jg.history[-1], MoveRobber) and jg.history[-1].victim == p["choices"][0]
     link.stop()
+
+
+def test_robber_read_from_the_hexes_that_changed(table: Table) -> None:
+    pieces, target = robber_game(table)
+    game = table.jgame.game
+    t = game.topology
+    here, there = t.hexes[game.robber], t.hexes[target]
+    link = CameraLink(table, frames(0), ScriptedTracker([]))
+    # Only one of the two hexes is the robber's: nothing can be said.
+    link.handle(
+        SimpleNamespace(pieces=pieces, robber=None, pirate=None, numbers={}, changed_hexes=(there,))
+    )
+    assert link.pending() == {"proposals": [], "discrepancies": []}
+    link.handle(
+        SimpleNamespace(
+            pieces=pieces, robber=None, pirate=None, numbers={}, changed_hexes=(here, there)
+        )
+    )
+    (p,) = link.pending()["proposals"]
+    assert p["action"]["hex"] == list(there) and p["confirm"]
 
 
 def test_health_is_reported_to_the_table(table: Table) -> None:

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from companion.board import Board, Edge, Piece, Vertex, edge_midpoint, vertex_position
+from companion.board import Board, Edge, Piece, Vertex, edge_midpoint, hex_center, vertex_position
 from companion.layouts import random_board
 from vision.capture import SceneStep, SyntheticGameSource
 from vision.synth.render import Conditions
@@ -149,3 +149,20 @@ def test_bad_input_is_refused() -> None:
         Tracker(stable_s=-1)
     with pytest.raises(ValueError, match="uint8"):
         Tracker().update(0.0, np.zeros((10, 10), np.uint8))
+
+
+def test_robber_moved_reports_the_two_hexes_once() -> None:
+    board = with_pieces(SETTLEMENT)
+    old = board.robber
+    assert old is not None
+    new = next(h for h in BOARD.tiles if h != old and BOARD.tiles[h].terrain.is_land)
+    moved = replace(board, robber=new)
+    steps = [
+        SceneStep(board, duration_s=0.5),
+        SceneStep(moved, reach=hex_center(new), duration_s=2.0),
+    ]
+    seen, tracker, _ = play(steps, reach_s=0.6)
+    assert [set(o.changed_hexes) for _, o in seen] == [{old, new}]
+    assert pieces_of(seen[0][1]) == {("settlement", "red", Vertex(0, 0, "N"))}
+    # Taken into the reference: later frames are not read again.
+    assert tracker.status.reads < tracker.status.frames / 2
