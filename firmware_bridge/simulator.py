@@ -80,6 +80,10 @@ class _Event:
     payload: bytes
 
 
+#: Commands the simulator remembers (far more than a bench or a test sends).
+LOG_LIMIT = 100_000
+
+
 @dataclass
 class SimDevice:
     """Simulated tower. Thread-safe: every public method takes the device lock."""
@@ -87,8 +91,9 @@ class SimDevice:
     n_leds: int = 90
     n_player_leds: int = 6
     seed: int | None = None
-    #: every executed (cached) command, for tests and the fault bench
-    log: list[Execution] = field(default_factory=list)
+    #: the executed (cached) commands, for tests and the fault bench; bounded, so that a
+    #: simulated tower running for hours (the demo) does not grow without end
+    log: deque[Execution] = field(default_factory=lambda: deque(maxlen=LOG_LIMIT))
     #: the device's clock in seconds (tests pass a fake one)
     clock: Callable[[], float] = time.monotonic
 

@@ -25,6 +25,7 @@ import threading
 import time
 import tracemalloc
 import urllib.request
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,7 @@ def time_presses(tmp: Path, presses: int) -> dict[str, Any]:
                 # so wait for the device to have executed it: what a person would see.
                 now = t0
                 while now - t0 < 5 and not any(
-                    e.type == MsgType.SET_LEDS for e in device.log[executed:]
+                    e.type == MsgType.SET_LEDS for e in islice(device.log, executed, None)
                 ):
                     time.sleep(0.0002)
                     now = time.perf_counter()
