@@ -26,6 +26,7 @@ from typing import Any
 
 from companion.game import Game, Phase, Rules
 from companion.layouts import random_board
+from companion.scenario import load_scenario
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"stop a game nobody has won after this many turns (default {DEFAULT_TURN_CAP})",
     )
     parser.add_argument(
+        "--scenario",
+        help="play a scenario (an id such as new-shores, or a scenario file) instead of the "
+        "base or 5-6 board",
+    )
+    parser.add_argument(
         "--vs-catanatron",
         action="store_true",
         help="also play catanatron's games, side by side (needs the catanatron package)",
@@ -86,12 +92,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def play_ours(seed: int, players: int, turn_cap: int) -> Game:
-    """One game between uniformly random players; returns the finished (or capped) game."""
+def play_ours(seed: int, players: int, turn_cap: int, scenario: str | None = None) -> Game:
+    """One game between uniformly random players; returns the finished (or capped) game.
+
+    With ``scenario``, on that scenario's map (laid out with ``seed``) under its rules.
+    """
     chooser = random.Random(seed)
-    game = Game(
-        random_board(players, seed=seed), COLORS[:players], Rules.for_players(players), rng=seed
-    )
+    if scenario is not None:
+        s = load_scenario(scenario, players, seed=seed)
+        board, rules = s.board, s.rules
+    else:
+        board, rules = random_board(players, seed=seed), Rules.for_players(players)
+    game = Game(board, COLORS[:players], rules, rng=seed)
     while game.phase != Phase.GAME_OVER and game.turn_number <= turn_cap:
         actions = game.legal_actions()
         game.apply(actions[chooser.randrange(len(actions))])
@@ -128,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--turn-cap {args.turn_cap}: must be at least 1")
     catanatron = None
     if args.vs_catanatron:
+        if args.scenario:
+            raise ValueError("--vs-catanatron plays the base game only: leave out --scenario")
         if args.players > 4:
             raise ValueError(f"--players {args.players}: catanatron plays 3 or 4 players")
         catanatron = import_catanatron()
@@ -139,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         for engine in order:
             if engine == "ours":
                 start, cpu = time.perf_counter(), time.process_time()
-                game = play_ours(seed, args.players, args.turn_cap)
+                game = play_ours(seed, args.players, args.turn_cap, args.scenario)
                 ours.add(
                     game.actions_applied,
                     game.turn_number,
@@ -163,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {
         "games": args.games,
         "players": args.players,
+        "scenario": args.scenario or ("5-6" if args.players > 4 else "base"),
         "seed": args.seed,
         "turn_cap": args.turn_cap,
         **ours.summary(),

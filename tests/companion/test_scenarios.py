@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter, deque
+from dataclasses import replace
 
 import pytest
 from conftest import Script, set_hand
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.actions import (
     BuildRoad,
@@ -428,3 +431,83 @@ def test_generate_board_for_a_scenario_keeps_its_outlines(capsys):
     reference = load_scenario("four-islands", 4, seed=4).board
     sea = {(h["q"], h["r"]) for h in doc["hexes"] if h["terrain"] == "sea"}
     assert sea == {h for h, t in reference.tiles.items() if t.terrain == Terrain.SEA}
+
+
+@pytest.mark.parametrize(("name", "players"), ALL)
+def test_bench_engine_plays_random_games_of_every_scenario_to_their_end(name, players, capsys):
+    from companion.cli import main
+
+    assert (
+        main(
+            [
+                "bench",
+                "engine",
+                "--scenario",
+                name,
+                "--players",
+                str(players),
+                "--games",
+                "1",
+                "--seed",
+                "2",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["scenario"] == name and doc["finished_games"] == 1
+
+
+def test_bench_engine_refuses_a_scenario_against_catanatron(capsys):
+    from companion.cli import main
+
+    assert main(["bench", "engine", "--scenario", "new-shores", "--vs-catanatron"]) == 2
+    assert "base game only" in capsys.readouterr().err
+
+
+def _check_invariants(game: Game) -> None:
+    rules = game.rules
+    for r in range(5):  # every resource card is in the bank or a hand
+        assert game.bank[r] + sum(h[r] for h in game.hands) == rules.cards_per_resource
+    for p in range(len(game.players)):
+        levels = [game.vertex_level[v] for v in game.buildings_of[p]]
+        # a city's settlement went back to the supply (1.9.6)
+        assert levels.count(1) + game.settlements_left[p] == rules.settlements
+        assert levels.count(2) + game.cities_left[p] == rules.cities
+        kinds = [game.edge_kind[e] for e in game.pieces_of[p]]
+        assert kinds.count(1) + game.roads_left[p] == rules.roads
+        assert kinds.count(2) + game.ships_left[p] == rules.ships
+        recount = (
+            sum(levels)
+            + game.special_vp[p]
+            + game.dev_hands[p][1]
+            + 2 * (game.longest_road == p)
+            + 2 * (game.largest_army == p)
+        )
+        assert recount == game.victory_points(p)
+
+
+@pytest.mark.parametrize(("name", "players"), ALL)
+@settings(max_examples=3, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000))
+def test_random_legal_games_of_every_scenario_keep_the_invariants(name, players, seed):
+    import random
+
+    s = load_scenario(name, players, seed=seed)
+    game = Game(s.board, COLORS[:players], s.rules, rng=seed)
+    chooser = random.Random(seed)
+    for step in range(400):
+        if game.phase == Phase.GAME_OVER:
+            break
+        actions = game.legal_actions()
+        if step % 25 == 0:  # an action by the wrong player is refused and changes nothing
+            before = game.snapshot()
+            wrong = next(c for c in COLORS[:players] if c != actions[0].player)
+            intruder = replace(actions[0], player=wrong)
+            if intruder not in actions:
+                with pytest.raises(IllegalAction):
+                    game.apply(intruder)
+                assert game.snapshot() == before
+        game.apply(chooser.choice(actions))
+        _check_invariants(game)
