@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
@@ -78,6 +79,8 @@ class WebContext:
     streams: int = 0
     streams_lock: threading.Lock = field(default_factory=threading.Lock)
     offers: Offers = field(default_factory=Offers)
+    #: the latest BGR uint8 frame (H, W, 3) of the table's camera, None before the first
+    camera: Callable[[], np.ndarray | None] | None = None
 
 
 def create_app(
@@ -93,6 +96,7 @@ def create_app(
     post_rate: tuple[float, float] = (20.0, 5.0),
     bind_rate: tuple[float, float] = (5.0, 0.1),
     clock: Callable[[], float] = time.monotonic,
+    camera: Callable[[], np.ndarray | None] | None = None,
 ) -> Flask:
     """The web app of ``table`` (which the caller starts and stops).
 
@@ -105,6 +109,8 @@ def create_app(
     reach the companion from a browser at the table.
     The rates are (burst, per second) per client address: every API request, state-changing
     requests, and bind attempts (which guess the code: slow by design).
+    ``camera`` returns the camera's latest BGR frame (or None while it has none) for the
+    calibration wizard; without it the page says that no camera is connected.
     The factory binds nothing: where it listens is the caller's choice (the CLI: localhost).
     """
     code = check_table_code(table_code) if table_code is not None else new_table_code()
@@ -131,12 +137,15 @@ def create_app(
         api_limiter=RateLimiter(*api_rate, clock=clock),
         post_limiter=RateLimiter(*post_rate, clock=clock),
         bind_limiter=RateLimiter(*bind_rate, clock=clock),
+        camera=camera,
     )
 
     from web.api import api
+    from web.calibration import calibration
     from web.pages import pages
 
     app.register_blueprint(api)
+    app.register_blueprint(calibration)
     app.register_blueprint(pages)
     app.before_request(_check_host)
     app.after_request(_security_headers)
