@@ -110,6 +110,8 @@ def start() -> Response:
     name = _body().get("profile")
     if not isinstance(name, str):
         raise ApiError(400, "profile: give the table's profile name, e.g. kitchen-table")
+    if _ctx().camera is None:
+        raise ApiError(503, "no camera is connected to the companion")
     slot = _slot()
     with slot.lock:
         store = slot.store or ProfileStore()

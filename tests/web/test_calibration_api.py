@@ -99,9 +99,9 @@ def post(client: FlaskClient, path: str, body: dict | None = None, **kw: Any) ->
 def test_no_wizard_yet_and_no_camera(table: Table, store: ProfileStore) -> None:
     client = create_app(table, table_code=CODE).test_client()
     assert client.get("/api/calibration").get_json() == {"active": False, "camera": False}
-    assert post(client, "/start", {"profile": "kitchen"}).status_code == 200
-    r = post(client, "/frame")
+    r = post(client, "/start", {"profile": "kitchen"})
     assert r.status_code == 503 and "no camera" in error_of(r)
+    assert client.get("/api/calibration").get_json()["active"] is False
 
 
 def test_a_phone_needs_binding_and_the_token(app: Flask, camera: FakeCamera) -> None:

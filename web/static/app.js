@@ -260,6 +260,7 @@ function renderSession() {
   $("bound").hidden = !player;
   $("you-panel").hidden = !player;
   $("controls-heading").textContent = player ? "Your controls" : "Join the game";
+  refreshCalibration();
   if (player) {
     $("bound-color").innerHTML = `${swatch(player)} ${esc(cap(player))}`;
     paint($("bound-color"));
@@ -1043,6 +1044,173 @@ function controlClicked(button) {
   }
 }
 
+// -- calibration wizard ----------------------------------------------------------------------
+
+// Pause between live frames: each costs the companion a pattern or board search, and the loop
+// must stay well inside the server's limit on state-changing requests (5 a second per device).
+const CALIBRATION_PAUSE_MS = 400;
+// After the camera could not give a frame, ask again less often.
+const CALIBRATION_RETRY_MS = 2000;
+const CALIBRATION_STEPS = { camera: "Camera", colors: "Colours", board: "Board lock" };
+const PREVIEW_ALT = {
+  camera: "Live camera preview: the pattern's corners found in this frame are dotted in red, "
+    + "areas the kept views cover are tinted green",
+  colors: "Live camera preview: where the board was found, its hex grid is drawn over it",
+  board: "Live camera preview: where the board was found, its hex grid is drawn over it",
+};
+
+const C = {
+  state: null, // /api/calibration
+  timer: null, // the next live frame
+  busy: false, // a live frame is under way
+  generation: 0, // bumped by every button: a frame answered before it is stale
+  frames: 0, // numbers the preview's URL, so the browser never shows a cached one
+};
+
+// The same devices the server lets calibrate: a bound phone or the companion's own screen.
+function mayCalibrate() {
+  return Boolean(S.session && (S.session.player || S.session.can_show_code));
+}
+
+async function refreshCalibration() {
+  if (!mayCalibrate()) {
+    $("calibration").hidden = true;
+    stopLive();
+    return;
+  }
+  try {
+    renderCalibration(await api("/api/calibration"));
+    $("calibration").hidden = false;
+    startLive();
+  } catch (_) {
+    $("calibration").hidden = true; // the wizard is an extra: the page works without it
+  }
+}
+
+function calibrationSay(text, ok = false) {
+  const m = $("calibration-message");
+  m.textContent = text;
+  m.classList.toggle("ok", ok);
+}
+
+function running(state) {
+  return Boolean(state && state.active && state.step !== "done");
+}
+
+function renderCalibration(state) {
+  C.state = state;
+  $("calibration-no-camera").hidden = state.camera || state.active;
+  $("calibration-start").hidden = !state.camera || state.active;
+  $("calibration-wizard").hidden = !state.active;
+  if (!state.active) {
+    stopLive();
+    return;
+  }
+  const current = state.steps.indexOf(state.step);
+  $("calibration-steps").innerHTML = state.steps.filter((s) => s in CALIBRATION_STEPS)
+    .map((step, i) => {
+      const passed = i < current;
+      const attrs = step === state.step ? ' aria-current="step"' : passed ? ' class="done"' : "";
+      const mark = passed ? ' <span aria-hidden="true">✓</span><span class="visually-hidden">, done</span>' : "";
+      return `<li${attrs}>${i + 1}. ${esc(CALIBRATION_STEPS[step])}${mark}</li>`;
+    }).join("");
+  $("calibration-instruction").textContent = state.step === "done"
+    ? `Calibration complete: the profile "${state.profile}" is saved.` : state.instruction;
+  $("calibration-preview").hidden = state.step === "done";
+  $("calibration-preview").alt = PREVIEW_ALT[state.step] || "";
+  $("calibration-finish").hidden = state.step === "done";
+  $("calibration-finish").setAttribute("aria-disabled", String(!state.can_finish));
+  $("calibration-skip").hidden = !state.can_skip;
+  $("calibration-feedback").textContent = feedbackText(state);
+}
+
+function feedbackText(state) {
+  if (state.saved || !state.message) return ""; // the step just changed: no frame seen yet
+  const fb = state.feedback;
+  if (!fb) return state.message;
+  const counts = `${fb.views} views kept, ${Math.round(fb.coverage * 100)} % of the picture `
+    + `covered, ${fb.tilted_views} tilted.`;
+  const ready = fb.ready ? " That is enough: finish the step." : "";
+  return `${cap(state.message)} ${counts}${ready}`;
+}
+
+function savedText(state) {
+  const saved = state.saved || {};
+  if (saved.rms_px !== undefined) {
+    const warnings = (saved.warnings || []).join("; ");
+    return `Camera saved (reprojection error ${saved.rms_px} px)${warnings ? `: ${warnings}` : ""}.`;
+  }
+  if (saved.players) return `Colours saved for ${saved.players.join(", ")}.`;
+  if (saved.kind) return `Board lock saved (${saved.kind} board).`;
+  return state.step === "colors" ? "Camera step skipped: the default camera model is used." : "";
+}
+
+function startLive() {
+  if (running(C.state) && C.timer === null && !C.busy) C.timer = setTimeout(liveFrame, 0);
+}
+
+function stopLive() {
+  clearTimeout(C.timer);
+  C.timer = null;
+}
+
+// One round of the live preview: the companion looks at the camera's latest frame, then the
+// page shows what it found. Rounds never overlap.
+async function liveFrame() {
+  C.timer = null;
+  if (!running(C.state) || document.hidden || $("calibration").hidden) return;
+  C.busy = true;
+  const generation = C.generation;
+  let pause = CALIBRATION_PAUSE_MS;
+  try {
+    const state = await api("/api/calibration/frame", { method: "POST" });
+    if (generation === C.generation) {
+      renderCalibration(state);
+      await showPreview();
+    }
+  } catch (err) {
+    pause = CALIBRATION_RETRY_MS;
+    $("calibration-feedback").textContent = err.message;
+    // Another device may have closed the wizard: take the server's word for where it is.
+    try {
+      const state = await api("/api/calibration");
+      if (generation === C.generation) renderCalibration(state);
+    } catch (_) { /* offline: the connection line says so */ }
+  } finally {
+    C.busy = false;
+  }
+  if (running(C.state) && C.timer === null) C.timer = setTimeout(liveFrame, pause);
+}
+
+function showPreview() {
+  return new Promise((resolve) => {
+    const img = $("calibration-preview");
+    img.onload = resolve;
+    img.onerror = resolve;
+    C.frames += 1;
+    img.src = `/api/calibration/preview.jpg?n=${C.frames}`;
+  });
+}
+
+async function calibrationAction(path, body) {
+  calibrationSay("");
+  try {
+    const state = await api(`/api/calibration/${path}`, body ? { body } : { method: "POST" });
+    C.generation += 1;
+    renderCalibration(state);
+    if (path === "finish" || path === "skip") calibrationSay(savedText(state), true);
+    if (state.active) {
+      // The step changed: a screen reader reads the new instruction from here.
+      $("calibration-instruction").focus();
+      startLive();
+    } else if (!$("calibration-start").hidden) {
+      $("calibration-profile").focus();
+    }
+  } catch (err) {
+    calibrationSay(err.message);
+  }
+}
+
 // -- wiring ----------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -1072,6 +1240,16 @@ document.addEventListener("DOMContentLoaded", () => {
       e.preventDefault();
       spotActivated(e.target);
     }
+  });
+  $("calibration-start").addEventListener("submit", (e) => {
+    e.preventDefault();
+    calibrationAction("start", { profile: $("calibration-profile").value.trim() });
+  });
+  $("calibration-finish").addEventListener("click", () => calibrationAction("finish"));
+  $("calibration-skip").addEventListener("click", () => calibrationAction("skip"));
+  $("calibration-stop").addEventListener("click", () => calibrationAction("stop"));
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) startLive();
   });
   boot();
 });
