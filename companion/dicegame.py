@@ -100,12 +100,14 @@ class SheetLayout:
     city_values: tuple[int, ...]
     knight_values: tuple[int, ...]
     jokers: tuple[Joker, ...]
+    #: what a road scores (basic 1, 6.3.1; Plus roads count only for Longest Road, 6.6.2)
+    road_value: int = 1
     #: Plus: the road whose building wins Longest Road first (6.6.2); -1 on the basic sheet.
     marked_road: int = -1
 
     def value(self, piece: Piece, index: int) -> int:
         if piece is Piece.ROAD:
-            return 1
+            return self.road_value
         if piece is Piece.SETTLEMENT:
             return self.settlement_values[index]
         if piece is Piece.CITY:
@@ -173,6 +175,7 @@ PLUS_SHEET = SheetLayout(
         Joker(ANY, (5, 6)),
         Joker(ANY, (7, 8)),
     ),
+    road_value=0,
     marked_road=6,
 )
 
@@ -270,7 +273,8 @@ class Sheet:
 
     ``built[piece][i]`` is the turn number (0-based, the player's own turns) symbol ``i`` was
     marked in, or None; the start road is marked in turn -1. Plus has no track (6.6.1).
-    ``order`` lists the marks in the order they were made, so the sheet checks (RULES.md 7.6) can be run on it.
+    ``order`` lists the marks in the order they were made, so the sheet checks (RULES.md 7.6)
+    can be run on it.
     """
 
     layout: SheetLayout
