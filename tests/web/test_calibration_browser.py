@@ -9,6 +9,7 @@ keyboard (screen-reader names checked), at 1920 px, then the finished wizard is 
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,8 +55,9 @@ class FakeCamera:
             return next(self._views) if self.showing_pattern else self._board
 
 
-@pytest.fixture
-def camera() -> FakeCamera:
+@pytest.fixture(scope="module")
+def frames() -> tuple[list[np.ndarray], np.ndarray]:
+    """Chessboard views of the synthetic camera, and a set-up board: BGR uint8, 800x600."""
     pattern = Pattern()
     views = [
         cv2.cvtColor(render_view(pattern, SELF_CHECK_CAMERA, pose, rng=i), cv2.COLOR_GRAY2BGR)
@@ -63,8 +65,12 @@ def camera() -> FakeCamera:
     ]
     board = with_setup_pieces(random_board(4, seed=11), PLAYERS, 11)
     cond = Conditions(tilt_deg=10.0, rotation_deg=20.0, noise_sigma=1.5)
-    frame = render_board(board, width=800, height=600, rng=11, conditions=cond).image
-    return FakeCamera(views, frame)
+    return views, render_board(board, width=800, height=600, rng=11, conditions=cond).image
+
+
+@pytest.fixture
+def camera(frames: tuple[list[np.ndarray], np.ndarray]) -> FakeCamera:
+    return FakeCamera(*frames)
 
 
 @pytest.fixture
@@ -106,6 +112,7 @@ def test_the_wizard_walked_on_the_big_screen(
     page.wait_for_selector('#calibration-finish[aria-disabled="false"]')
     feedback = page.text_content("#calibration-feedback")
     assert "views kept" in feedback and "% of the picture covered" in feedback
+    assert re.fullmatch(r"[A-Z].*\. [A-Z].*", feedback), feedback  # "Why. What to do."
     # The preview shows the camera's frame (800x600), not the "no frame yet" card.
     page.wait_for_function(
         "() => document.getElementById('calibration-preview').naturalWidth === 800"

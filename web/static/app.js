@@ -1121,6 +1121,7 @@ function renderCalibration(state) {
   $("calibration-finish").hidden = state.step === "done";
   $("calibration-finish").setAttribute("aria-disabled", String(!state.can_finish));
   $("calibration-skip").hidden = !state.can_skip;
+  $("calibration-feedback").hidden = state.step === "done";
   $("calibration-feedback").textContent = feedbackText(state);
 }
 
@@ -1131,7 +1132,9 @@ function feedbackText(state) {
   const counts = `${fb.views} views kept, ${Math.round(fb.coverage * 100)} % of the picture `
     + `covered, ${fb.tilted_views} tilted.`;
   const ready = fb.ready ? " That is enough: finish the step." : "";
-  return `${cap(state.message)} ${counts}${ready}`;
+  // The wizard's message is "what happened. what to do", both in lower case.
+  const message = cap(state.message).replace(/\. ([a-z])/g, (_, c) => `. ${c.toUpperCase()}`);
+  return `${message} ${counts}${ready}`;
 }
 
 function savedText(state) {
