@@ -9,14 +9,16 @@ come and go, and the board is bumped once halfway.
 The video feeds the tracker frame by frame (OpenCV on one thread), and every stable
 observation goes through the camera link's reconciliation into a journaled game on a running
 Table, as at a real table: what the camera does not do (rolls, trades, the robber, ends of
-turns) is entered at the right moment, as the tower and the page would. Measured:
+turns) is entered at the right moment, as the tower and the page would; the robber is moved by
+a hand like the pieces. Measured:
 
 - **pieces**: at the end of every step, the share of the pieces on the board that the tracker
   holds with the right kind, colour and place, per kind and per colour, and pieces it holds
   that are not there (extra);
-- **actions**: builds the camera applied, builds it missed (entered by hand so the game goes
-  on), *false actions* (applied by the camera but not made: the goal is none), and the
-  questions and discrepancies it raised;
+- **actions**: builds and robber moves the camera applied (or, when someone was robbed, asked
+  the page about: the page answers with what happened), those it missed (entered by hand so
+  the game goes on), *false actions* (applied by the camera but not made: the goal is none),
+  and the other questions and discrepancies it raised;
 - **delay** from the frame where a piece appears to the frame whose observation applied it;
 - **fps**: frames per second of the tracker alone in steady state (registrations excluded),
   on one core.
@@ -48,7 +50,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.actions import Action, BuildCity, BuildRoad, BuildSettlement, EndTurn
+from companion.actions import Action, BuildCity, BuildRoad, BuildSettlement, EndTurn, MoveRobber
 from companion.board import (
     Board,
     Piece,
@@ -73,7 +75,7 @@ log = logging.getLogger("vision.bench_tracking")
 DEFAULT_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 #: The two games of the default run: together they use all six colours.
 PLAYER_SETS = (("red", "blue", "orange", "white"), ("green", "brown", "red", "blue"))
-_VISUAL = (BuildSettlement, BuildRoad, BuildCity)
+_VISUAL = (BuildSettlement, BuildRoad, BuildCity, MoveRobber)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,6 +142,8 @@ def where(action: Action) -> tuple[float, float]:
     """The board-plane point a hand reaches to for a build."""
     if isinstance(action, BuildRoad):
         return edge_midpoint(action.edge)
+    if isinstance(action, MoveRobber):
+        return hex_center(action.hex)
     return vertex_position(action.vertex)  # type: ignore[attr-defined]
 
 
@@ -161,13 +165,14 @@ def script_game(
         game.apply(action)
         turn = game.turn_number
         glare = turn % 9 == 4
-        bump = turn == max(2, turns // 2) and not any(s.bump for s in steps)
+        bump = turn >= max(2, turns // 2) and not any(s.bump for s in steps)
         if isinstance(action, _VISUAL):
             steps.append(
                 SceneStep(
                     board_of(game),
                     reach=where(action),
-                    duration_s=1.5,
+                    # Moving the robber takes a moment of thought, building less.
+                    duration_s=2.5 if isinstance(action, MoveRobber) else 1.5,
                     glare=glare,
                     bump=bump,
                     label=type(action).type,
@@ -225,6 +230,14 @@ class NameMap:
             if d.min() < 0.3:
                 emap[name] = self.topology.edges[int(d.argmin())]
 
+        hmap = {}
+        truth_hexes = np.array([hex_center(h) for h in self.topology.hexes])
+        pts = project(np.array([hex_center(h) for h in reg_topology.hexes]))
+        for name, p in zip(reg_topology.hexes, pts, strict=True):
+            d = np.linalg.norm(truth_hexes - p, axis=1)
+            if d.min() < 0.3:
+                hmap[name] = self.topology.hexes[int(d.argmin())]
+
         def convert(pieces: Any) -> list[Piece]:
             out = []
             for piece in pieces:
@@ -234,6 +247,7 @@ class NameMap:
                     out.append(Piece(piece.kind, piece.color, edge=emap[piece.edge]))
             return out
 
+        convert.hexes = lambda hexes: tuple(hmap[h] for h in hexes if h in hmap)  # type: ignore[attr-defined]
         return convert
 
 
@@ -246,9 +260,10 @@ class Tally:
     extra: int = 0
     expected: int = 0
     by_camera: int = 0
-    missed: int = 0
+    missed: list[str] = field(default_factory=list)
     false: list[str] = field(default_factory=list)
     pending: int = 0
+    robber_confirmed: int = 0
     delays: list[float] = field(default_factory=list)
     frames: int = 0
     track_s: float = 0.0
@@ -257,6 +272,8 @@ class Tally:
 
 def _present(game: Game, action: Action) -> bool:
     t = game.topology
+    if isinstance(action, MoveRobber):
+        return game.robber == t.hex_index[action.hex] and game.phase != Phase.MOVE_ROBBER
     if isinstance(action, BuildRoad):
         return game.edge_owner[t.edge_index[action.edge]] != -1
     v = t.vertex_index[action.vertex]  # type: ignore[attr-defined]
@@ -317,7 +334,11 @@ def run_game(
             convert = names.mapper(
                 tracker.detector.homography, truth.homography, tracker.detector.topology
             )
-            seen = Observation(obs.timestamp, tuple(convert(obs.pieces)))
+            seen = Observation(
+                obs.timestamp,
+                tuple(convert(obs.pieces)),
+                changed_hexes=convert.hexes(obs.changed_hexes),
+            )
             before = len(jg.history)
             link.handle(seen, t)
             expected = plans[step].builds + (plans[step - 1].builds if step > 0 else [])
@@ -329,7 +350,18 @@ def run_game(
                 else:
                     tally.false.append(f"{action} at {t:.2f} s")
             tally.pending += len(link.pending()["discrepancies"])
-            tally.pending += len(link.pending()["proposals"])
+            for item in link.pending()["proposals"]:
+                robbed = [a for a in expected if isinstance(a, MoveRobber)]
+                if robbed and item["action"].get("hex") == list(robbed[0].hex):
+                    # The page answers "who was robbed?" with what happened at the table
+                    # (the script's victim and card, so the game stays the script's).
+                    link.dismiss(item["id"])
+                    table.call(ApplyAction(robbed[0], source="web"))
+                    tally.robber_confirmed += 1
+                    assert truth.changed_at is not None
+                    tally.delays.append(t - truth.changed_at)
+                else:
+                    tally.pending += 1
         _end_step(tracker, names, src.truth.homography, steps[step].board, tally)  # type: ignore[union-attr]
         _catch_up(table, plans[step], tally)
         tally.registrations += tracker.status.registrations
@@ -360,7 +392,7 @@ def _catch_up(table: Table, plan: StepPlan, tally: Tally) -> None:
     for action in plan.builds:
         tally.expected += 1
         if not table.call(Inspect(lambda game, a=action: _present(game, a))):
-            tally.missed += 1
+            tally.missed.append(str(action))
             table.call(ApplyAction(action, source="web"))
 
 
@@ -525,7 +557,9 @@ def run(args: argparse.Namespace) -> int:
         "actions": {
             "expected_builds": tally.expected,
             "applied_by_camera": tally.by_camera,
-            "missed": tally.missed,
+            "robber_moves_confirmed_on_page": tally.robber_confirmed,
+            "missed": len(tally.missed),
+            "missed_examples": tally.missed[:5],
             "false": len(tally.false),
             "false_examples": tally.false[:5],
             "pending_items_raised": tally.pending,
@@ -563,11 +597,15 @@ def _print(doc: dict[str, Any]) -> None:
             print(f"  {name:<11} {e['seen']:>5} / {e['total']:<5} {e['rate']}")
     a = doc["actions"]
     print(
-        f"builds: {a['applied_by_camera']} applied by the camera of {a['expected_builds']}, "
-        f"{a['missed']} missed, {a['false']} false; {a['pending_items_raised']} items raised"
+        f"builds and robber moves: {a['applied_by_camera']} applied by the camera and "
+        f"{a['robber_moves_confirmed_on_page']} confirmed on the page of "
+        f"{a['expected_builds']}, {a['missed']} missed, {a['false']} false; "
+        f"{a['pending_items_raised']} other items raised"
     )
     for example in a["false_examples"]:
         print(f"  false: {example}")
+    for example in a["missed_examples"]:
+        print(f"  missed: {example}")
     d = doc["delay_s"]
     print(f"delay piece -> action: median {d['median']} s, p95 {d['p95']} s, max {d['max']} s")
     f = doc["fps"]

@@ -80,7 +80,7 @@ BACKGROUND_CLASSES: dict[str, tuple[tuple[float, float, float], tuple[float, flo
     "pasture": ((73.8, -36.9, 53.4), (8.5, 7.6, 8.1)),
     # Not in the measured renders (base boards): CIELAB of the renderer's gold and sea art.
     "gold": ((66.0, 19.0, 66.0), (8.0, 6.0, 8.0)),
-    "sea": ((47.0, -2.0, -36.0), (8.0, 6.0, 8.0)),
+    "sea": ((45.0, 2.0, -40.0), (9.0, 8.0, 10.0)),
     # Outlines, shadows and ink: whatever is nearly black.
     "dark": ((12.0, 0.0, 0.0), (8.0, 6.0, 6.0)),
 }
@@ -112,6 +112,7 @@ _STRIP_FROM, _STRIP_TO = 0.25, 0.75  # the part of a side a road always covers
 _STRIP_HALF = 0.045  # half width of the strip read for a road
 _ROAD_HALF = 0.1  # half width of the band a road may cover
 _SHIP_RADIUS = 0.32  # a ship's hull and sail around the side's midpoint
+_RING_FROM = 0.3  # beyond this a settlement does not reach (the ring around a corner)
 # Decisions.
 _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be there
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
@@ -251,10 +252,49 @@ def normalise_light(
     out = img * gy[:, None, :].astype(np.float32)
     out *= gx[None, :, :].astype(np.float32)
     if anchor is not None and len(anchor[0]):
-        border = _border_colour(out.reshape(-1, 3), *anchor)
-        if border is not None:
-            out *= (np.array(_BORDER, np.float32) / np.maximum(border, 1.0))[None, None, :]
+        gain = _border_gain(out, *anchor)
+        if gain is not None:
+            out *= gain
     return np.clip(out, 0, 255)
+
+
+def _border_gain(img: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndarray | None:
+    """Per-pixel BGR gain (float32 (H, W, 3)) that maps the tile borders to :data:`_BORDER`.
+
+    The sides' mean colours that belong to the border cluster (see :func:`_border_colour`)
+    are fitted, per channel, by a plane in log intensity over their positions: the border is
+    one colour everywhere, so what varies across it is the light. (A plane fitted to the
+    terrain would also follow where the forests and fields happen to lie.) None when too few
+    sides show border.
+    """
+    h, w = img.shape[:2]
+    flat = img.reshape(-1, 3)
+    n = int(group.max()) + 1
+    sizes = np.bincount(group, minlength=n)
+    used = np.flatnonzero(sizes > 0)
+    if len(used) < 3:
+        return None
+    means = (
+        np.stack([np.bincount(group, weights=flat[idx, c], minlength=n) for c in range(3)], 1)[used]
+        / sizes[used, None]
+    )
+    xs = np.bincount(group, weights=(idx % w).astype(np.float64), minlength=n)[used]
+    ys = np.bincount(group, weights=(idx // w).astype(np.float64), minlength=n)[used]
+    xs, ys = xs / sizes[used] / w - 0.5, ys / sizes[used] / h - 0.5
+    d = np.linalg.norm(means[:, None, :] - means[None, :, :], axis=2)
+    near = d < _CLUSTER
+    centre = int(np.argmax(near.sum(axis=1)))
+    # Sides near the cluster's colour, with a wider margin: the light varies across it.
+    member = np.linalg.norm(means - np.median(means[near[centre]], axis=0), axis=1) < 2 * _CLUSTER
+    ref = np.log(np.array(_BORDER, np.float64))
+    if member.sum() < 8:
+        border = np.median(means[near[centre]], axis=0)
+        return (np.exp(ref) / np.maximum(border, 1.0)).astype(np.float32)[None, None, :]
+    design = np.column_stack([np.ones(member.sum()), xs[member], ys[member]])
+    coef, *_ = np.linalg.lstsq(design, np.log(np.maximum(means[member], 1.0)), rcond=None)
+    gx = np.exp(-np.outer(np.arange(w) / w - 0.5, coef[1]))  # (w, 3)
+    gy = np.exp(ref - coef[0] - np.outer(np.arange(h) / h - 0.5, coef[2]))  # (h, 3)
+    return (gy[:, None, :] * gx[None, :, :]).astype(np.float32)
 
 
 def _border_colour(flat: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndarray | None:
@@ -287,6 +327,7 @@ class _Sites:
     vband_edge: np.ndarray  # (V, 3) edge index of each slot, -1 when none
     estrip: tuple[np.ndarray, np.ndarray]
     eoff: tuple[np.ndarray, np.ndarray]
+    vring: tuple[np.ndarray, np.ndarray]
     vsize: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -418,7 +459,7 @@ class PieceDetector:
             d = (b - a) / np.linalg.norm(b - a)
             return offs @ d, offs @ np.array([-d[1], d[0]])
 
-        vcore, varea, vband = ([], []), ([], []), ([], [])
+        vcore, varea, vband, vring = ([], []), ([], []), ([], []), ([], [])
         vband_edge = -np.ones((len(t.vertices), 3), np.int64)
 
         def add(target: tuple[list, list], idx: np.ndarray, site: int) -> None:
@@ -430,6 +471,7 @@ class PieceDetector:
             c = self._to_top(p)[0]
             add(vcore, flat(c, dist <= _CORE_RADIUS), v)
             add(varea, flat(c, dist <= _AREA_RADIUS), v)
+            add(vring, flat(c, (dist > _RING_FROM) & (dist <= _AREA_RADIUS)), v)
             for slot, e in enumerate(t.vertex_edges[v]):
                 a, b = (np.array(vertex_position(x)) for x in edge_vertices(t.edges[e]))
                 far = b if np.allclose(a, p) else a
@@ -451,7 +493,9 @@ class PieceDetector:
         def cat(pair: tuple[list, list]) -> tuple[np.ndarray, np.ndarray]:
             return np.concatenate(pair[0]), np.concatenate(pair[1])
 
-        sites = _Sites(cat(vcore), cat(varea), cat(vband), vband_edge, cat(estrip), cat(eoff))
+        sites = _Sites(
+            cat(vcore), cat(varea), cat(vband), vband_edge, cat(estrip), cat(eoff), cat(vring)
+        )
         n_v, n_e = len(t.vertices), len(t.edges)
         sites.vsize = {
             "vcore": np.bincount(sites.vcore[1], minlength=n_v),
@@ -459,16 +503,21 @@ class PieceDetector:
             "vband": np.bincount(sites.vband[1], minlength=n_v * 3),
             "estrip": np.bincount(sites.estrip[1], minlength=n_e),
             "eoff": np.bincount(sites.eoff[1], minlength=n_e),
+            "vring": np.bincount(sites.vring[1], minlength=n_v),
         }
         return sites
 
     # -- per frame ----------------------------------------------------------------------------
 
-    def site_fractions(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def site_fractions(
+        self, mask: np.ndarray, around: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Fraction of each corner's disc and each side's strip that a top-view mask covers.
 
         Args:
             mask: bool (size[1], size[0]) in top-view pixels.
+            around: measure the sites' surroundings instead: the ring 0.3..0.42 hex radii
+                around a corner, and the disc around a side's middle off its road band.
 
         Returns:
             float64 (V,) and (E,) fractions in 0..1.
@@ -476,9 +525,11 @@ class PieceDetector:
         flat = mask.ravel()
         s = self._sites
         n_v, n_e = len(self.topology.vertices), len(self.topology.edges)
-        v = np.bincount(s.vcore[1], weights=flat[s.vcore[0]], minlength=n_v)
-        e = np.bincount(s.estrip[1], weights=flat[s.estrip[0]], minlength=n_e)
-        return v / np.maximum(s.vsize["vcore"], 1), e / np.maximum(s.vsize["estrip"], 1)
+        vr, vk = (s.vring, "vring") if around else (s.vcore, "vcore")
+        er, ek = (s.eoff, "eoff") if around else (s.estrip, "estrip")
+        v = np.bincount(vr[1], weights=flat[vr[0]], minlength=n_v)
+        e = np.bincount(er[1], weights=flat[er[0]], minlength=n_e)
+        return v / np.maximum(s.vsize[vk], 1), e / np.maximum(s.vsize[ek], 1)
 
     def top_view(self, image: np.ndarray) -> np.ndarray:
         """The board's top view: BGR uint8 of shape (size[1], size[0], 3)."""

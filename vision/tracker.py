@@ -67,6 +67,8 @@ _MOTION = 18
 _HEX_NCC = 0.5
 # A site whose pixels differ from the reference over less than this fraction is unchanged.
 _SITE_CHANGED = 0.2
+# ... or whose surroundings changed over more than this fraction.
+_AROUND_CHANGED = 0.5
 # Read state of a site that cannot have changed (it keeps its committed state).
 _SAME = -9
 # A hex with this much (hex radii squared) of small, stable difference changed: about half
@@ -289,10 +291,15 @@ class Tracker:
         readings = d.read_top(top, covered)
         # A site can only have changed where its pixels differ from the reference: elsewhere
         # a different reading is the light or the classifier wavering, not a piece.
+        # And a piece is small: when a site's surroundings changed as much as the site itself,
+        # something larger lies over it (the soft rim of a glare spot, a shadow's edge).
         v_diff, e_diff = d.site_fractions(small)
-        readings.vertex_state[(v_diff < _SITE_CHANGED) & (readings.vertex_state != UNKNOWN)] = _SAME
-        readings.edge_state[(e_diff < _SITE_CHANGED) & (readings.edge_state != UNKNOWN)] = _SAME
-        observation = self._settle(t, readings, top)
+        v_around, e_around = d.site_fractions(small, around=True)
+        v_same = (v_diff < _SITE_CHANGED) | (v_around > _AROUND_CHANGED)
+        e_same = (e_diff < _SITE_CHANGED) | ((e_around > _AROUND_CHANGED) & ~d.sea_edges)
+        readings.vertex_state[v_same & (readings.vertex_state != UNKNOWN)] = _SAME
+        readings.edge_state[e_same & (readings.edge_state != UNKNOWN)] = _SAME
+        observation = self._settle(t, readings, top, covered)
         if observation is not None or self.status.pending_sites or covered.any():
             self._other_since = None
             return observation
@@ -323,9 +330,15 @@ class Tracker:
             t, tuple(p.to_piece() for p in detected), tuple(detected), changed_hexes=hexes
         )
 
-    def _set_reference(self, top: np.ndarray) -> None:
-        self._reference_bgr = top.astype(np.float32)
-        self._reference = _grey(top)
+    def _set_reference(self, top: np.ndarray, covered: np.ndarray | None = None) -> None:
+        """Take ``top`` as the reference, except where it is covered (an occluder must never
+        become part of the board: it would look like a change once it has gone)."""
+        new_bgr, new_grey = top.astype(np.float32), _grey(top)
+        if covered is not None and self._reference_bgr is not None and covered.any():
+            new_bgr[covered] = self._reference_bgr[covered]
+            assert self._reference is not None
+            new_grey[covered] = self._reference[covered]
+        self._reference_bgr, self._reference = new_bgr, new_grey
 
     def _board_moved(self, grey: np.ndarray) -> bool:
         assert self._reference is not None
@@ -373,7 +386,9 @@ class Tracker:
             occluder = cv2.dilate(occluder.astype(np.uint8), kernel) > 0
         return occluder, small
 
-    def _settle(self, t: float, readings: SiteReadings, top: np.ndarray) -> Observation | None:
+    def _settle(
+        self, t: float, readings: SiteReadings, top: np.ndarray, covered: np.ndarray
+    ) -> Observation | None:
         assert self.detector is not None
         topo = self.detector.topology
         read_v = readings.vertex_state.copy()
@@ -438,7 +453,7 @@ class Tracker:
             for v in topo.edge_vertices[e]:
                 if self.v_state[v] > EMPTY and area[v] > 0:
                     self._v_area[v] = area[v]
-        self._set_reference(top)
+        self._set_reference(top, covered)
         detected = pieces_from_states(topo.vertices, topo.edges, self.v_state, self.e_state)
         where = [tuple(topo.vertices[v]) for v in cv_] + [tuple(topo.edges[e]) for e in ce_]
         return Observation(

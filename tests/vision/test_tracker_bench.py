@@ -7,22 +7,25 @@ import json
 import numpy as np
 import pytest
 
-from companion.actions import BuildCity, BuildRoad, BuildSettlement
+from companion.actions import BuildCity, BuildRoad, BuildSettlement, MoveRobber
 from companion.board import Piece, Topology, Vertex
 from companion.cli import main
 from vision.bench_tracking import NameMap, script_game
 from vision.tracker import _plane_rotation
 
 
-def test_script_has_a_hand_for_every_build_and_the_boards_follow() -> None:
+def test_script_has_a_hand_for_every_build_and_robber_move_and_the_boards_follow() -> None:
     board, steps, plans = script_game(("red", "blue", "white"), turns=3, seed=1)
     assert len(steps) == len(plans)
     builds = [(s, p) for s, p in zip(steps, plans, strict=True) if p.builds]
     assert len(builds) >= 12  # founding: 2 settlements and 2 roads each
     for step, plan in builds:
         (action,) = plan.builds
-        assert isinstance(action, BuildSettlement | BuildRoad | BuildCity)
         assert step.reach is not None
+        if isinstance(action, MoveRobber):
+            assert step.board.robber == action.hex
+            continue
+        assert isinstance(action, BuildSettlement | BuildRoad | BuildCity)
         assert any(
             p.color == action.player
             and (
