@@ -44,6 +44,9 @@ class WizardSlot:
     store: ProfileStore | None = None  # None: the user's data directory, resolved on start
     wizard: CalibrationWizard | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: held while a frame is looked at: every open page feeds frames, one search at a time is
+    #: enough (the others get the state as it is), and the CPU stays bounded
+    feeding: threading.Lock = field(default_factory=threading.Lock)
 
 
 @calibration.record_once
@@ -130,12 +133,16 @@ def start() -> Response:
 def feed_frame() -> Response:
     _require_control()
     wizard = _wizard()
-    frame = _frame()
+    feeding = _slot().feeding
+    if not feeding.acquire(blocking=False):
+        return _answer(wizard.state())
     try:
-        state = wizard.feed(frame)
+        state = wizard.feed(_frame())
     except ValueError as exc:  # WizardError, or a frame too small to calibrate with
         log.error("the frame provider gave an unusable frame: %s", exc)
         raise ApiError(503, f"the camera gave an unusable frame: {exc}") from None
+    finally:
+        feeding.release()
     return _answer(state)
 
 

@@ -230,3 +230,17 @@ def test_stop_and_start_again_keeps_the_saved_steps(
     state = post(screen, "/start", {"profile": "attic"}).get_json()
     assert state["step"] == "camera" and state["profile"] == "attic"
     assert store.names() == []  # nothing was finished, so nothing was saved
+
+
+def test_one_frame_is_looked_at_at_a_time(
+    app: Flask, screen: FlaskClient, camera: FakeCamera, pattern_views: list[np.ndarray]
+) -> None:
+    # Every open page feeds frames; while one is being looked at, the others get the state.
+    post(screen, "/start", {"profile": "kitchen"})
+    camera.frame = pattern_views[0]
+    with app.extensions["calibration"].feeding:
+        r = post(screen, "/frame")
+    assert r.status_code == 200 and r.get_json()["step"] == "camera"
+    assert camera.calls == 0 and "feedback" not in r.get_json()
+    assert post(screen, "/frame").get_json()["feedback"]["views"] == 1
+    assert camera.calls == 1

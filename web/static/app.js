@@ -1065,6 +1065,7 @@ const C = {
   busy: false, // a live frame is under way
   generation: 0, // bumped by every button: a frame answered before it is stale
   frames: 0, // numbers the preview's URL, so the browser never shows a cached one
+  inView: false, // the wizard is on screen: only then are frames fetched
 };
 
 // The same devices the server lets calibrate: a bound phone or the companion's own screen.
@@ -1161,7 +1162,7 @@ function stopLive() {
 // page shows what it found. Rounds never overlap.
 async function liveFrame() {
   C.timer = null;
-  if (!running(C.state) || document.hidden || $("calibration").hidden) return;
+  if (!running(C.state) || document.hidden || !C.inView) return;
   C.busy = true;
   const generation = C.generation;
   let pause = CALIBRATION_PAUSE_MS;
@@ -1254,5 +1255,10 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) startLive();
   });
+  // A phone scrolled elsewhere neither downloads previews nor makes the companion search.
+  new IntersectionObserver((entries) => {
+    C.inView = entries.some((e) => e.isIntersecting);
+    if (C.inView) startLive();
+  }).observe($("calibration-wizard"));
   boot();
 });
