@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -305,19 +306,8 @@ class Sheet:
 
     def longest_road(self) -> int:
         """Roads in the longest continuous road, branches not counted (6.6.3)."""
-        roads = [r for i, r in enumerate(self.layout.roads) if self.has(Piece.ROAD, i)]
-
-        def walk(at: int, used: frozenset[int]) -> int:
-            return max(
-                (
-                    1 + walk(b if a == at else a, used | {i})
-                    for i, (a, b) in enumerate(roads)
-                    if i not in used and at in (a, b)
-                ),
-                default=0,
-            )
-
-        return max((walk(c, frozenset()) for r in roads for c in r), default=0)
+        built = frozenset(i for i in range(len(self.layout.roads)) if self.has(Piece.ROAD, i))
+        return _longest_road(self.layout.roads, built)
 
     def points(self) -> int:
         """Value of every marked symbol but the free start road (basic points, Plus VP)."""
@@ -347,6 +337,22 @@ class Sheet:
             [int(x) for x in data["track"]],
             int(data["turns"]),
         )
+
+
+@lru_cache(maxsize=4096)
+def _longest_road(roads: tuple[tuple[int, int], ...], built: frozenset[int]) -> int:
+    """The most roads of ``built`` (indices into ``roads``) one walk can follow, each once."""
+    links: dict[int, list[tuple[int, int]]] = {}
+    for i in built:
+        a, b = roads[i]
+        links.setdefault(a, []).append((i, b))
+        links.setdefault(b, []).append((i, a))
+
+    # A side branch is a different walk, so it never adds to this one.
+    def walk(at: int, used: frozenset[int]) -> int:
+        return max((1 + walk(to, used | {i}) for i, to in links[at] if i not in used), default=0)
+
+    return max((walk(c, frozenset()) for c in links), default=0)
 
 
 def check_sheet(sheet: Sheet, variant: Variant, finished: bool = False) -> list[str]:
@@ -520,11 +526,16 @@ class DiceGame:
         for piece in Piece:
             for i in range(self.layout.count(piece)):
                 yield Build(p, piece.value, i)
+        sheet = self.sheets[p]
         for j, joker in enumerate(self.layout.jokers):
+            if sheet.jokers_used[j] is not None:
+                continue
             for die in range(n):
                 for r in RESOURCES if joker.resource == ANY else (joker.resource,):
                     yield UseJoker(p, j, die, r)
-        for a, b in combinations(range(n), 2):
+        # Only gold dice pair up: listing other pairs would only list refusals.
+        gold = [i for i, face in enumerate(t.dice) if face == "gold"]
+        for a, b in combinations(gold, 2):
             for r in RESOURCES:
                 yield ExchangeGold(p, (a, b), r)
                 yield ExchangeGold(p, (b, a), r)
