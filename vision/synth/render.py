@@ -28,6 +28,7 @@ from companion.board import (
     hex_corner_points,
     vertex_position,
 )
+from vision.synth.chip_art import CHIP_STYLES, render_chip
 from vision.synth.textures import palette, table_texture, terrain_texture
 
 #: Colours (BGR) of the players' pieces.
@@ -261,12 +262,18 @@ def _draw_top_view(
 
     for harbor in board.harbors:
         _draw_harbor(canvas, to_px, harbor.q, harbor.r, harbor.side, harbor.kind, s)
-    style = cond.chip_style or _chip_styles()[int(rng.integers(len(_chip_styles())))]
+    style = cond.chip_style or CHIP_STYLES[int(rng.integers(len(CHIP_STYLES)))]
+    # One print of each value per board (as in a real set), each copy turned its own way.
+    diameter = int(_CHIP_DIAMETER * s)
+    prints: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for hx, tile in board.tiles.items():
         if tile.number is not None:
+            if tile.number not in prints:
+                prints[tile.number] = render_chip(
+                    tile.number, style=style, size_px=diameter, rng=rng
+                )
             c = to_px(np.array([hex_center(hx)]))[0] + rng.normal(0, 0.03 * s, 2)
-            d = int(_CHIP_DIAMETER * s * rng.uniform(0.92, 1.05))
-            _paste_chip(canvas, tile.number, style, c, d, rng)
+            _paste_chip(canvas, prints[tile.number], c, float(rng.uniform(0, 360)))
     if board.robber is not None:
         _draw_robber(canvas, to_px(np.array([hex_center(board.robber)]))[0], s, rng)
     if board.pirate is not None:
@@ -287,52 +294,18 @@ def _draw_top_view(
     return np.clip(canvas, 0, 255).astype(np.uint8), frame, plane_to_canvas
 
 
-def _chip_styles() -> tuple[str, ...]:
-    try:
-        from vision.synth.chip_art import CHIP_STYLES
-    except ImportError:
-        return ("fallback",)
-    return CHIP_STYLES
-
-
-def _chip_image(
-    value: int, style: str, size: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """A chip (BGR uint8 (size, size, 3), mask uint8 (size, size)) from chip_art if it exists."""
-    rotation = float(rng.uniform(0, 360))
-    if style != "fallback":
-        from vision.synth.chip_art import render_chip
-
-        return render_chip(value, style=style, size_px=size, rotation_deg=rotation, rng=rng)
-    # Stand-in while chip_art is missing: a cream disc with the numeral.
-    img = np.zeros((size, size, 3), np.uint8)
-    mask = np.zeros((size, size), np.uint8)
-    c = (size // 2, size // 2)
-    cv2.circle(mask, c, int(size * 0.47), 255, -1, cv2.LINE_AA)
-    img[mask > 0] = (190, 228, 242)
-    ink = (44, 40, 196) if value in (6, 8) else (32, 30, 34)
-    cv2.putText(
-        img,
-        str(value),
-        (size // 5, int(size * 0.65)),
-        cv2.FONT_HERSHEY_SIMPLEX,
-        size / 70,
-        ink,
-        max(1, size // 24),
-        cv2.LINE_AA,
-    )
-    return img, mask
-
-
 def _paste_chip(
     canvas: np.ndarray,
-    value: int,
-    style: str,
+    chip: tuple[np.ndarray, np.ndarray],
     centre: np.ndarray,
-    size: int,
-    rng: np.random.Generator,
+    rotation_deg: float,
 ) -> None:
-    img, mask = _chip_image(value, style, size, rng)
+    """Composite a chip (BGR uint8 (d, d, 3), mask uint8 (d, d)) turned by ``rotation_deg``."""
+    img, mask = chip
+    size = img.shape[0]
+    m = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), rotation_deg, 1.0)
+    img = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(mask, m, (size, size), flags=cv2.INTER_LINEAR)
     x0, y0 = int(round(centre[0] - size / 2)), int(round(centre[1] - size / 2))
     h, w = canvas.shape[:2]
     if x0 < 0 or y0 < 0 or x0 + size > w or y0 + size > h:
