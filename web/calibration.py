@@ -19,7 +19,8 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
-from flask import Blueprint, Flask, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify
+from flask.blueprints import BlueprintSetupState
 
 from calibration.camera import CalibrationError
 from calibration.profiles import ProfileError, ProfileStore
@@ -50,9 +51,8 @@ class WizardSlot:
 
 
 @calibration.record_once
-def _setup(state: object) -> None:
-    app: Flask = state.app  # type: ignore[attr-defined]
-    app.extensions["calibration"] = WizardSlot()
+def _setup(state: BlueprintSetupState) -> None:
+    state.app.extensions["calibration"] = WizardSlot()
 
 
 def _ctx() -> WebContext:
