@@ -92,6 +92,12 @@ def screen_fixture(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
+def decode(jpeg: bytes) -> np.ndarray:
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None, "not a JPEG"
+    return image
+
+
 def post(client: FlaskClient, path: str, body: dict | None = None, **kw: Any) -> TestResponse:
     return client.post(f"/api/calibration{path}", json=body or {}, headers=csrf(client), **kw)
 
@@ -168,10 +174,7 @@ def test_camera_step_through_the_api(
     screen: FlaskClient, camera: FakeCamera, store: ProfileStore, pattern_views: list[np.ndarray]
 ) -> None:
     assert post(screen, "/start", {"profile": "kitchen"}).get_json()["can_skip"] is True
-    blank = cv2.imdecode(
-        np.frombuffer(screen.get("/api/calibration/preview.jpg").data, np.uint8), cv2.IMREAD_COLOR
-    )
-    assert blank.shape == (360, 640, 3)
+    assert decode(screen.get("/api/calibration/preview.jpg").data).shape == (360, 640, 3)
     camera.frame = pattern_views[0]
     state = post(screen, "/frame").get_json()
     assert state["feedback"]["views"] == 1 and state["can_finish"] is False
@@ -184,8 +187,7 @@ def test_camera_step_through_the_api(
     assert state["feedback"]["views"] == len(pattern_views) and state["can_finish"] is True
     r = screen.get("/api/calibration/preview.jpg")
     assert r.mimetype == "image/jpeg" and r.headers["Cache-Control"] == "no-store"
-    preview = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR)
-    assert preview.shape == pattern_views[0].shape
+    assert decode(r.data).shape == pattern_views[0].shape
     state = post(screen, "/finish").get_json()
     assert state["step"] == "colors" and state["done"] == ["camera"]
     assert state["saved"]["rms_px"] < 1.0
