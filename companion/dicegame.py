@@ -574,6 +574,8 @@ class DiceGame:
         return self._end_turn()
 
     def _refusal(self, action: DiceAction) -> IllegalAction | None:
+        if not isinstance(action, Roll | Build | UseJoker | ExchangeGold | EndTurn):
+            return IllegalAction("6.2", "{} is no action of the dice game", type(action).__name__)
         if self.over:
             return IllegalAction("6.2.4", "the game is over")
         if action.player != self.current_player:
@@ -591,9 +593,7 @@ class DiceGame:
             return self._joker_refusal(action)
         if isinstance(action, ExchangeGold):
             return self._exchange_refusal(action)
-        if isinstance(action, EndTurn):
-            return None
-        return IllegalAction("6.2", "{} is no action of the dice game", type(action).__name__)
+        return None
 
     def _roll_refusal(self, a: Roll) -> IllegalAction | None:
         t = self.turn

@@ -185,6 +185,13 @@ def test_only_the_current_player_acts() -> None:
     refused(game, Roll("blue", (), pad()), "6.2")
 
 
+def test_an_action_of_the_board_game_is_refused(solo: DiceGame) -> None:
+    from companion.actions import RollDice
+
+    err = refused(solo, RollDice("red", (3, 4)), "6.2")  # type: ignore[arg-type]
+    assert "RollDice is no action of the dice game" in str(err)
+
+
 # --- 6.2.2 building with the dice ---------------------------------------------------------------
 
 
