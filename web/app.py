@@ -79,7 +79,8 @@ class WebContext:
     streams: int = 0
     streams_lock: threading.Lock = field(default_factory=threading.Lock)
     offers: Offers = field(default_factory=Offers)
-    #: the latest BGR uint8 frame (H, W, 3) of the table's camera, None before the first
+    #: returns the table camera's latest BGR uint8 frame (H, W, 3), or None before the first;
+    #: None when no camera is connected (the calibration wizard then cannot run)
     camera: Callable[[], np.ndarray | None] | None = None
 
 
