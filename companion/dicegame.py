@@ -497,16 +497,32 @@ class DiceGame:
         rng: Randomness | int | None = None,
         layout: SheetLayout | None = None,
     ) -> DiceGame:
-        """The game ``data`` (from :meth:`snapshot`) describes."""
-        game = cls(data["players"], data["variant"], rng, layout)
-        game.sheets = {p: Sheet.from_json(game.layout, s) for p, s in data["sheets"].items()}
-        game.turn_number = int(data["turn_number"])
-        t = data["turn"]
-        game.turn = _Turn(
-            list(t["dice"]), t["rolls"], t["fixed"], list(t["spent"]), list(t["void"]), t["built"]
-        )
-        game.army, game.road = data["largest_army"], data["longest_road"]
-        game.winners = tuple(data["winners"])
+        """The game ``data`` (from :meth:`snapshot`) describes; ValueError if it is no snapshot.
+
+        The sheets must be the players' and each must pass the RULES.md 7.6 checks, so a
+        damaged save is caught here rather than in the middle of a game.
+        """
+        try:
+            game = cls(data["players"], data["variant"], rng, layout)
+            game.sheets = {p: Sheet.from_json(game.layout, data["sheets"][p]) for p in game.players}
+            game.turn_number = int(data["turn_number"])
+            t = data["turn"]
+            game.turn = _Turn(
+                [str(f) for f in t["dice"]],
+                int(t["rolls"]),
+                bool(t["fixed"]),
+                [bool(x) for x in t["spent"]],
+                [bool(x) for x in t["void"]],
+                bool(t["built"]),
+            )
+            game.army, game.road = data["largest_army"], data["longest_road"]
+            game.winners = tuple(data["winners"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"snapshot: not a dice-game snapshot ({exc!r})") from None
+        for p, sheet in game.sheets.items():
+            failed = check_sheet(sheet, game.variant)
+            if failed:
+                raise ValueError(f"snapshot: {p}'s sheet fails {', '.join(failed)}")
         return game
 
     # --- legal actions

@@ -491,6 +491,24 @@ def test_a_snapshot_resumes_the_same_game() -> None:
     assert again.snapshot() == game.snapshot()
 
 
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda d: d.pop("turn"), "not a dice-game snapshot"),
+        (lambda d: d["sheets"].pop("blue"), "not a dice-game snapshot"),
+        (lambda d: d.__setitem__("variant", "chess"), "not a dice-game snapshot"),
+        (lambda d: d["sheets"]["red"]["order"].append(["road", 9]), "red's sheet fails"),
+    ],
+)
+def test_a_damaged_snapshot_is_named(damage: Any, message: str) -> None:
+    game = DiceGame(["red", "blue"])
+    turn(game, pad(*ROAD), ("road", 1))
+    data = json.loads(json.dumps(game.snapshot()))
+    damage(data)
+    with pytest.raises(ValueError, match=message):
+        DiceGame.from_snapshot(data)
+
+
 # --- 7.6 sheet checks ----------------------------------------------------------------------------
 
 
