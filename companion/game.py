@@ -349,6 +349,13 @@ class Game:
         self.last_roll: tuple[int, int] | None = None
         self.winner: int | None = None
         self.actions_applied = 0
+        # The actions legal generation hands out, each made once (they are immutable values).
+        self._made: dict[tuple[Any, ...], Action] = {}
+        self._end_turns = [EndTurn(c) for c in self.players]
+        self._rolls = [RollDice(c) for c in self.players]
+        self._knights = [PlayKnight(c) for c in self.players]
+        self._road_buildings = [PlayRoadBuilding(c) for c in self.players]
+        self._purchases = [BuyDevelopmentCard(c) for c in self.players]
 
     def _learn_tile(self, i: int) -> None:
         """Derive the static facts of hex ``i`` (and its corners and sides) from its tile."""
@@ -426,7 +433,9 @@ class Game:
         Domestic trades are the one exception: their number is unbounded, so they are not
         listed; :meth:`apply` validates them (RULES.md 1.8.2).
         """
-        return list(self._generate())
+        out: list[Action] = []
+        self._generate(out)
+        return out
 
     def is_legal(self, action: Action) -> bool:
         try:
@@ -838,55 +847,112 @@ class Game:
         self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
 
     # -- legal spots -------------------------------------------------------------------------
+    #
+    # Generation asks "may this go here?" of many spots and reads no reasons, so it uses the
+    # yes/no predicates below; the checks of an applied action use the *_error methods, which
+    # explain a refusal. The property tests hold the two to the same answers.
 
-    def _road_edges(self, p: int, kind: int = ROAD) -> Iterator[int]:
+    def _route_spot_ok(self, p: int, e: int, kind: int) -> bool:
+        """Whether seat ``p`` may put a road or ship (``kind``) on free side ``e`` now
+        (:meth:`_route_spot_error` finds no reason against it; supply and cost aside)."""
+        t = self.topology
+        if kind == ROAD:
+            if not self.edge_land[e]:
+                return False
+        elif not (self.rules.ships and self.edge_sea[e]) or (
+            self.pirate is not None and e in t.hex_edges[self.pirate]
+        ):
+            return False
+        if self.phase == Phase.FOUNDING_ROAD:
+            return self.last_settlement in t.edge_vertices[e]
+        vertex_owner, edge_owner, edge_kind = self.vertex_owner, self.edge_owner, self.edge_kind
+        for v in t.edge_vertices[e]:
+            owner = vertex_owner[v]
+            if owner == p:
+                return True
+            if owner == -1:
+                for x in t.vertex_edges[v]:
+                    if x != e and edge_owner[x] == p and edge_kind[x] == kind:
+                        return True
+        return False
+
+    def _road_edges(self, p: int, kind: int = ROAD) -> list[int]:
         """Sides where seat ``p`` may build a road (or ship) now, supply and cost aside."""
         t = self.topology
         if kind == SHIP and not self.rules.ships:
-            return
+            return []
         if self.phase == Phase.FOUNDING_ROAD:
-            candidates: Iterator[int] = iter(t.vertex_edges[self.last_settlement])
+            candidates: Sequence[int] = t.vertex_edges[self.last_settlement]
         else:
-            candidates = (e for v in self._network_vertices(p, kind) for e in t.vertex_edges[v])
+            vertex_edges = t.vertex_edges
+            candidates = [e for v in self._network_vertices(p, kind) for e in vertex_edges[v]]
+        edge_owner = self.edge_owner
         seen: set[int] = set()
+        out = []
         for e in candidates:
-            if e not in seen and self.edge_owner[e] == -1:
+            if e not in seen and edge_owner[e] == -1:
                 seen.add(e)
-                if self._route_spot_error(p, e, kind) is None:
-                    yield e
+                if self._route_spot_ok(p, e, kind):
+                    out.append(e)
+        return out
 
-    def _network_vertices(self, p: int, kind: int | None = None) -> Iterator[int]:
+    def _network_vertices(self, p: int, kind: int | None = None) -> list[int]:
         """Corners from which seat ``p`` can extend with a piece of ``kind`` (any if None):
         own buildings, and ends of own pieces of that kind that no opponent's building
         blocks (RULES.md 1.9.3, 3.2.3)."""
-        t = self.topology
+        edge_vertices = self.topology.edge_vertices
+        edge_kind, vertex_owner = self.edge_kind, self.vertex_owner
         seen: set[int] = set()
+        out = []
         for e in sorted(self.pieces_of[p]):  # board order: legal actions list predictably
-            if kind is not None and self.edge_kind[e] != kind:
+            if kind is not None and edge_kind[e] != kind:
                 continue
-            for v in t.edge_vertices[e]:
-                if v not in seen and self.vertex_owner[v] in (-1, p):
-                    seen.add(v)
-                    yield v
+            for v in edge_vertices[e]:
+                if v not in seen:
+                    owner = vertex_owner[v]
+                    if owner == -1 or owner == p:
+                        seen.add(v)
+                        out.append(v)
         for v in sorted(self.buildings_of[p]):
             if v not in seen:
                 seen.add(v)
-                yield v
+                out.append(v)
+        return out
 
     def _can_place_free_route_piece(self, p: int) -> bool:
         return (self.roads_left[p] > 0 and any(self._road_edges(p, ROAD))) or (
             self.ships_left[p] > 0 and any(self._road_edges(p, SHIP))
         )
 
+    def _settlement_spot_ok(self, p: int, v: int, founding: bool) -> bool:
+        """Whether :meth:`_settlement_spot_error` finds no reason against corner ``v``."""
+        vertex_owner = self.vertex_owner
+        if vertex_owner[v] != -1 or not self.vertex_land[v]:
+            return False
+        t = self.topology
+        for n in t.vertex_neighbours[v]:
+            if vertex_owner[n] != -1:
+                return False
+        if not founding:
+            edge_owner = self.edge_owner
+            for e in t.vertex_edges[v]:
+                if edge_owner[e] == p:
+                    break
+            else:
+                return False
+        return all(hook.settlement_error(self, p, v, founding) is None for hook in self.hooks)
+
+    def _settlement_corners(self, p: int) -> list[int]:
+        """Corners where seat ``p`` could build a settlement now (cost aside)."""
+        founding = self.phase == Phase.FOUNDING_SETTLEMENT
+        candidates = range(len(self.vertex_owner)) if founding else self._network_vertices(p)
+        ok = self._settlement_spot_ok
+        return [v for v in candidates if ok(p, v, founding)]
+
     def settlement_spots(self, color: str) -> list[Vertex]:
         """Corners where ``color`` could build a settlement now (cost aside)."""
-        p = self.seat(color)
-        founding = self.phase == Phase.FOUNDING_SETTLEMENT
-        t = self.topology
-        candidates = range(len(t.vertices)) if founding else self._network_vertices(p)
-        return [
-            t.vertices[v] for v in candidates if self._settlement_spot_error(p, v, founding) is None
-        ]
+        vertices = self.topology.vertices
+        return [vertices[v] for v in self._settlement_corners(self.seat(color))]
 
     def road_spots(self, color: str) -> list[Edge]:
         """Sides where ``color`` could build a road now (cost aside)."""
@@ -904,106 +970,170 @@ class Game:
         return [t.vertices[v] for v in sorted(self.buildings_of[p]) if self.vertex_level[v] == 1]
 
     # -- generation of legal actions ---------------------------------------------------------
+    #
+    # Actions are immutable values, so each one is made once per game and handed out again:
+    # most turns offer the same few actions as the turn before. ``_made`` holds them by
+    # (class, seat, index of the corner, side or hex, ...).
 
-    def _generate(self) -> Iterator[Action]:
-        if self.phase == Phase.GAME_OVER:
-            return
+    def _generate(self, out: list[Action]) -> None:
+        """Append every legal action of the moment to ``out``, in the listing order."""
+        phase = self.phase
         p = self.current
-        me = self.players[p]
+        if phase == Phase.MAIN:
+            out.append(self._end_turns[p])
+            self._generate_main(p, out)
+        elif phase == Phase.ROLL:
+            out.append(self._rolls[p])
+            self._generate_plays(p, out)
+        elif phase == Phase.MOVE_ROBBER:
+            self._generate_robber(p, out)
+        elif phase == Phase.DISCARD:
+            made = self._made
+            for q, n in sorted(self.to_discard.items()):
+                color = self.players[q]
+                for counts in _sub_multisets(self.hands[q], n):
+                    key = (Discard, q, counts)
+                    action = made.get(key)
+                    if action is None:
+                        action = made[key] = Discard(color, Cards(counts))
+                    out.append(action)
+        elif phase == Phase.FOUNDING_SETTLEMENT:
+            self._append_settlements(p, self._settlement_corners(p), out)
+        elif phase == Phase.FOUNDING_ROAD or phase == Phase.ROAD_BUILDING:
+            if self.roads_left[p]:
+                self._append_routes(p, ROAD, self._road_edges(p), out)
+            if self.ships_left[p]:
+                self._append_routes(p, SHIP, self._road_edges(p, SHIP), out)
+        elif phase == Phase.CHOOSE_GOLD:
+            for q, n in sorted(self.gold_due.items()):
+                for counts in _sub_multisets([n] * N_RES, n):
+                    out.append(ChooseGold(self.players[q], Cards(counts)))
+        elif phase == Phase.SPECIAL_BUILD:
+            builder = self.actor
+            out.append(self._end_turns[builder])
+            self._generate_builds(builder, out)
+
+    def _append_routes(self, p: int, kind: int, sides: list[int], out: list[Action]) -> None:
+        cls = BuildRoad if kind == ROAD else BuildShip
+        made, me, edges = self._made, self.players[p], self.topology.edges
+        for e in sides:
+            key = (cls, p, e)
+            action = made.get(key)
+            if action is None:
+                action = made[key] = cls(me, edges[e])
+            out.append(action)
+
+    def _append_settlements(self, p: int, corners: list[int], out: list[Action]) -> None:
+        made, me, vertices = self._made, self.players[p], self.topology.vertices
+        for v in corners:
+            key = (BuildSettlement, p, v)
+            action = made.get(key)
+            if action is None:
+                action = made[key] = BuildSettlement(me, vertices[v])
+            out.append(action)
+
+    def _generate_robber(self, p: int, out: list[Action]) -> None:
         t = self.topology
-        match self.phase:
-            case Phase.FOUNDING_SETTLEMENT:
-                for v in self.settlement_spots(me):
-                    yield BuildSettlement(me, v)
-            case Phase.FOUNDING_ROAD | Phase.ROAD_BUILDING:
-                if self.roads_left[p]:
-                    for e in self._road_edges(p):
-                        yield BuildRoad(me, t.edges[e])
-                if self.ships_left[p]:
-                    for e in self._road_edges(p, SHIP):
-                        yield BuildShip(me, t.edges[e])
-            case Phase.CHOOSE_GOLD:
-                for q, n in sorted(self.gold_due.items()):
-                    for counts in _sub_multisets([n] * N_RES, n):
-                        yield ChooseGold(self.players[q], Cards(counts))
-            case Phase.ROLL:
-                yield RollDice(me)
-                yield from self._generate_plays(p)
-            case Phase.DISCARD:
-                for q, n in sorted(self.to_discard.items()):
-                    for counts in _sub_multisets(self.hands[q], n):
-                        yield Discard(self.players[q], Cards(counts))
-            case Phase.MOVE_ROBBER:
-                for h in range(len(t.hexes)):
-                    if not self.hex_land[h] or self._robber_target_error(p, h) is not None:
-                        continue
-                    victims = self._robber_victims(p, h)
-                    if not victims:
-                        yield MoveRobber(me, t.hexes[h])
-                    for v in victims:
-                        yield MoveRobber(me, t.hexes[h], self.players[v])
-                if self.pirate is not None:
-                    for h in range(len(t.hexes)):
-                        if h != self.pirate and self.hex_sea[h]:
-                            yield MovePirate(me, t.hexes[h])
-                            for v in self._pirate_victims(p, h):
-                                yield MovePirate(me, t.hexes[h], self.players[v])
-            case Phase.MAIN:
-                yield EndTurn(me)
-                yield from self._generate_main(p)
-            case Phase.SPECIAL_BUILD:
-                builder = self.actor
-                yield EndTurn(self.players[builder])
-                yield from self._generate_builds(builder)
+        made, players, hexes = self._made, self.players, t.hexes
+        me = players[p]
+        vertex_owner, hex_vertices, hex_land = self.vertex_owner, t.hex_vertices, self.hex_land
+        has_cards = [any(hand) for hand in self.hands]
+        for h in range(len(hexes)):
+            if not hex_land[h] or h == self.robber:
+                continue
+            if self.hooks and self._robber_target_error(p, h) is not None:
+                continue
+            victims = []
+            for v in hex_vertices[h]:
+                o = vertex_owner[v]
+                if o >= 0 and o != p and has_cards[o] and o not in victims:
+                    victims.append(o)
+            if not victims:
+                key: tuple[Any, ...] = (MoveRobber, p, h)
+                action = made.get(key)
+                if action is None:
+                    action = made[key] = MoveRobber(me, hexes[h])
+                out.append(action)
+                continue
+            victims.sort()
+            for o in victims:
+                key = (MoveRobber, p, h, o)
+                action = made.get(key)
+                if action is None:
+                    action = made[key] = MoveRobber(me, hexes[h], players[o])
+                out.append(action)
+        if self.pirate is not None:
+            for h in range(len(hexes)):
+                if h != self.pirate and self.hex_sea[h]:
+                    out.append(MovePirate(me, hexes[h]))
+                    for v in self._pirate_victims(p, h):
+                        out.append(MovePirate(me, hexes[h], players[v]))
 
-    def _generate_plays(self, p: int) -> Iterator[Action]:
-        if self.turn.played_card:
+    def _generate_plays(self, p: int, out: list[Action]) -> None:
+        turn = self.turn
+        if turn.played_card:
             return
-        me = self.players[p]
-        playable = [h - b for h, b in zip(self.dev_hands[p], self.turn.bought, strict=True)]
-        if playable[KNIGHT] > 0:
-            yield PlayKnight(me)
-        if playable[ROAD_BUILDING] > 0 and self._can_place_free_route_piece(p):
-            yield PlayRoadBuilding(me)
-        if playable[MONOPOLY] > 0:
+        held, bought = self.dev_hands[p], turn.bought
+        if held[KNIGHT] > bought[KNIGHT]:
+            out.append(self._knights[p])
+        if held[ROAD_BUILDING] > bought[ROAD_BUILDING] and self._can_place_free_route_piece(p):
+            out.append(self._road_buildings[p])
+        if held[MONOPOLY] > bought[MONOPOLY]:
+            made = self._made
             for r in RESOURCES:
-                yield PlayMonopoly(me, r)
-        if playable[YEAR_OF_PLENTY] > 0:
+                key = (PlayMonopoly, p, r)
+                action = made.get(key)
+                if action is None:
+                    action = made[key] = PlayMonopoly(self.players[p], r)
+                out.append(action)
+        if held[YEAR_OF_PLENTY] > bought[YEAR_OF_PLENTY]:
+            me = self.players[p]
             for combo in _year_of_plenty_choices(self.bank):
-                yield PlayYearOfPlenty(me, combo)
+                out.append(PlayYearOfPlenty(me, combo))
 
-    def _generate_main(self, p: int) -> Iterator[Action]:
-        me = self.players[p]
-        hand = self.hands[p]
-        yield from self._generate_builds(p)
-        yield from self._generate_plays(p)
-        yield from self._generate_ship_moves(p)
+    def _generate_main(self, p: int, out: list[Action]) -> None:
+        self._generate_builds(p, out)
+        self._generate_plays(p, out)
+        self._generate_ship_moves(p, out)
         if self.turn.built and not self.rules.trade_after_build:
             return
+        hand, ratios, bank, made = self.hands[p], self.trade_ratios[p], self.bank, self._made
         for give in range(N_RES):
-            if hand[give] >= self.trade_ratios[p][give]:
+            if hand[give] >= ratios[give]:
                 for get in range(N_RES):
-                    if get != give and self.bank[get] > 0:
-                        yield MaritimeTrade(me, RESOURCES[give], RESOURCES[get])
+                    if get != give and bank[get] > 0:
+                        key = (MaritimeTrade, p, give, get)
+                        action = made.get(key)
+                        if action is None:
+                            action = made[key] = MaritimeTrade(
+                                self.players[p], RESOURCES[give], RESOURCES[get]
+                            )
+                        out.append(action)
 
-    def _generate_builds(self, p: int) -> Iterator[Action]:
-        me = self.players[p]
-        t = self.topology
-        hand = self.hands[p]
-        if self.roads_left[p] and hand[LUMBER] >= 1 and hand[BRICK] >= 1:
-            for e in self._road_edges(p):
-                yield BuildRoad(me, t.edges[e])
-        if self.ships_left[p] and hand[LUMBER] >= 1 and hand[WOOL] >= 1:
-            for e in self._road_edges(p, SHIP):
-                yield BuildShip(me, t.edges[e])
-        if self.settlements_left[p] and _affords(hand, COST_SETTLEMENT):
-            for v in self.settlement_spots(me):
-                yield BuildSettlement(me, v)
-        if self.cities_left[p] and hand[GRAIN] >= 2 and hand[ORE] >= 3:
-            for v in self.city_spots(me):
-                yield BuildCity(me, v)
-        if sum(self.deck) and _affords(hand, COST_DEV_CARD):
-            yield BuyDevelopmentCard(me)
+    def _generate_builds(self, p: int, out: list[Action]) -> None:
+        lumber, brick, wool, grain, ore = self.hands[p]
+        if self.roads_left[p] and lumber and brick:
+            self._append_routes(p, ROAD, self._road_edges(p), out)
+        if self.ships_left[p] and lumber and wool:
+            self._append_routes(p, SHIP, self._road_edges(p, SHIP), out)
+        if self.settlements_left[p] and lumber and brick and wool and grain:
+            self._append_settlements(p, self._settlement_corners(p), out)
+        if self.cities_left[p] and grain >= 2 and ore >= 3:
+            made, me, vertices, level = (
+                self._made,
+                self.players[p],
+                self.topology.vertices,
+                self.vertex_level,
+            )
+            for v in sorted(self.buildings_of[p]):
+                if level[v] == 1:
+                    key = (BuildCity, p, v)
+                    action = made.get(key)
+                    if action is None:
+                        action = made[key] = BuildCity(me, vertices[v])
+                    out.append(action)
+        if wool and grain and ore and any(self.deck):
+            out.append(self._purchases[p])
 
     @contextmanager
     def _lifted(self, p: int, e: int) -> Iterator[None]:
@@ -1017,7 +1147,7 @@ class Game:
             self.edge_owner[e] = p
             self.pieces_of[p].add(e)
 
-    def _generate_ship_moves(self, p: int) -> Iterator[Action]:
+    def _generate_ship_moves(self, p: int, out: list[Action]) -> None:
         if not self.rules.ships or self.turn.moved_ship or not self.turn.rolled:
             return
         t = self.topology
@@ -1028,7 +1158,7 @@ class Game:
             with self._lifted(p, e):
                 targets = [x for x in self._road_edges(p, SHIP) if x != e]
             for x in targets:
-                yield MoveShip(me, t.edges[e], t.edges[x])
+                out.append(MoveShip(me, t.edges[e], t.edges[x]))
 
     # -- execution (no checks: everything was checked in resolve) ----------------------------
 
@@ -1634,23 +1764,24 @@ def _cards(counts: Sequence[int]) -> dict[str, int]:
     return {RESOURCES[i].value: n for i, n in enumerate(counts) if n}
 
 
-def _sub_multisets(hand: Sequence[int], n: int) -> Iterator[tuple[int, int, int, int, int]]:
-    """Every way to choose ``n`` cards from ``hand`` (counts per resource)."""
-    out = [0] * N_RES
-
-    def rec(i: int, left: int) -> Iterator[tuple[int, int, int, int, int]]:
-        if i == N_RES - 1:
-            if left <= hand[i]:
-                out[i] = left
-                yield tuple(out)  # type: ignore[misc]
-            return
-        rest = sum(hand[i + 1 :])
-        for k in range(max(0, left - rest), min(hand[i], left) + 1):
-            out[i] = k
-            yield from rec(i + 1, left - k)
-
-    if n <= sum(hand):
-        yield from rec(0, n)
+def _sub_multisets(hand: Sequence[int], n: int) -> list[tuple[int, int, int, int, int]]:
+    """Every way to choose ``n`` cards from ``hand`` (counts per resource), in lexicographic
+    order of the counts."""
+    h0, h1, h2, h3, h4 = hand
+    out: list[tuple[int, int, int, int, int]] = []
+    if n > h0 + h1 + h2 + h3 + h4:
+        return out
+    # Each count ranges between what the later resources cannot cover and what is left.
+    rest1, rest2, rest3 = h1 + h2 + h3 + h4, h2 + h3 + h4, h3 + h4
+    for a in range(max(0, n - rest1), min(h0, n) + 1):
+        left1 = n - a
+        for b in range(max(0, left1 - rest2), min(h1, left1) + 1):
+            left2 = left1 - b
+            for c in range(max(0, left2 - rest3), min(h2, left2) + 1):
+                left3 = left2 - c
+                for d in range(max(0, left3 - h4), min(h3, left3) + 1):
+                    out.append((a, b, c, d, left3 - d))
+    return out
 
 
 def _year_of_plenty_choices(bank: Sequence[int]) -> Iterator[tuple[Resource, ...]]:
