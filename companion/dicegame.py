@@ -106,6 +106,36 @@ class SheetLayout:
     #: Plus: the road whose building wins Longest Road first (6.6.2); -1 on the basic sheet.
     marked_road: int = -1
 
+    def __post_init__(self) -> None:
+        crossings = {c for road in self.roads for c in road}
+        problems = [
+            (not self.roads, "roads: give at least the start road"),
+            (
+                not set(self.settlements) | set(self.cities) <= crossings,
+                "settlements, cities: every one must stand at the end of a road",
+            ),
+            (
+                len(self.settlement_values) != len(self.settlements)
+                or len(self.city_values) != len(self.cities),
+                "settlement_values, city_values: give one value per symbol",
+            ),
+            (
+                any(
+                    not j.knights or not all(0 <= k < len(self.knight_values) for k in j.knights)
+                    for j in self.jokers
+                ),
+                "jokers: each must name knights of the sheet",
+            ),
+            (
+                any(j.resource not in (*RESOURCES, ANY) for j in self.jokers),
+                f"jokers: the resource must be one of {', '.join(RESOURCES)} or {ANY}",
+            ),
+            (not -1 <= self.marked_road < len(self.roads), "marked_road: give a road or -1"),
+        ]
+        for bad, message in problems:
+            if bad:
+                raise ValueError(f"sheet layout: {message}")
+
     def value(self, piece: Piece, index: int) -> int:
         if piece is Piece.ROAD:
             return self.road_value
@@ -128,7 +158,7 @@ class SheetLayout:
 
 
 # One road network for both sides (6.3.5 GAP, see docs/dice-game.md): a main line of roads
-# 0-2-3-4-6-7-9-10-13-14 from the start road, with side roads to the cities and two spurs.
+# 0-2-3-4-6-7-9-10-13-14 from the start road, side roads to the cities and a spur (road 15).
 _ROADS: tuple[tuple[int, int], ...] = (
     (0, 1),  # 0: start road
     (1, 2),
@@ -637,7 +667,7 @@ class DiceGame:
         return None
 
     def _build_refusal(self, a: Build) -> IllegalAction | None:
-        if a.piece not in Piece.__members__.values():
+        if a.piece not in tuple(Piece):
             return IllegalAction("6.2.2", "piece: give road, settlement, city or knight")
         piece, lay, sheet = Piece(a.piece), self.layout, self.sheets[a.player]
         if not isinstance(a.index, int) or not 0 <= a.index < lay.count(piece):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from companion.dicegame import (
     DiceGame,
     EndTurn,
     ExchangeGold,
+    Joker,
     Piece,
     Roll,
     Sheet,
@@ -721,3 +723,27 @@ def test_the_sheet_layouts_are_consistent() -> None:
             assert all(0 <= k < len(layout.knight_values) for k in joker.knights)
     assert BASIC_SHEET.settlement_values == tuple(sorted(BASIC_SHEET.settlement_values))
     assert BASIC_SHEET.city_values == tuple(sorted(BASIC_SHEET.city_values))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"roads": ()}, "start road"),
+        ({"settlements": (1, 3, 5, 8, 11, 99)}, "end of a road"),
+        ({"city_values": (7, 12)}, "one value per symbol"),
+        ({"jokers": (Joker("ore", (6,)),)}, "knights of the sheet"),
+        ({"jokers": (Joker("gold", (0,)),)}, "resource must be"),
+        ({"marked_road": 16}, "marked_road"),
+    ],
+)
+def test_a_table_layout_is_checked(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        replace(BASIC_SHEET, **change)
+
+
+def test_a_table_layout_replaces_the_printed_sheet() -> None:
+    # A sheet where the first settlement is worth 10 scores 10 for it.
+    layout = replace(BASIC_SHEET, settlement_values=(10, 11, 12, 13, 14, 15))
+    game = DiceGame(["red"], layout=layout)
+    turn(game, pad(*SETTLEMENT), ("settlement", 0))
+    assert game.sheets["red"].track == [10]
