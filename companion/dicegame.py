@@ -673,7 +673,7 @@ class DiceGame:
         if not isinstance(a.index, int) or not 0 <= a.index < lay.count(piece):
             return IllegalAction("6.3.5", "the sheet has no {} {}", a.piece, a.index)
         if sheet.has(piece, a.index):
-            return IllegalAction("6.1.2", "{} {} is marked already", a.piece, a.index)
+            return IllegalAction("6.1.2", "{} is marked already", self._symbol(piece, a.index))
         basic = self.variant is Variant.BASIC
         if piece is Piece.ROAD:
             ends = set(lay.roads[a.index])
@@ -686,24 +686,24 @@ class DiceGame:
                     if not sheet.has(piece, j):
                         return IllegalAction(
                             rule,
-                            "{} {} must wait for {} {}",
-                            a.piece,
-                            lay.value(piece, a.index),
-                            a.piece,
-                            lay.value(piece, j),
+                            "{} must wait for {}",
+                            self._symbol(piece, a.index),
+                            self._symbol(piece, j),
                         )
             if not sheet.road_at(lay.crossing(piece, a.index)):
                 return IllegalAction(
                     "6.6.5" if not basic else rule,
-                    "{} {} needs a marked road next to it",
-                    a.piece,
-                    a.index,
+                    "{} needs a marked road next to it",
+                    self._symbol(piece, a.index),
                 )
         elif basic:
             for j in range(a.index):
                 if not sheet.has(piece, j):
                     return IllegalAction(
-                        "6.3.4", "knight {} must wait for knight {}", a.index + 1, j + 1
+                        "6.3.4",
+                        "{} must wait for {}",
+                        self._symbol(piece, a.index),
+                        self._symbol(piece, j),
                     )
         if self._pay(COSTS[piece]) is None:
             cost = ", ".join(f"{n} {r}" for r, n in COSTS[piece].items())
@@ -711,6 +711,14 @@ class DiceGame:
                 "6.2.2", "a {} costs {}; the unused dice do not pay it", a.piece, cost
             )
         return None
+
+    def _symbol(self, piece: Piece, index: int) -> str:
+        """A symbol as the printed sheet names it (basic: settlement 3, city 7, knight 1)."""
+        if self.variant is Variant.BASIC and piece in (Piece.SETTLEMENT, Piece.CITY):
+            return f"{piece.value} {self.layout.value(piece, index)}"
+        if piece is Piece.KNIGHT:
+            return f"knight {index + 1}"
+        return f"{piece.value} {index}"
 
     def _pay(self, cost: Counter[str]) -> list[int] | None:
         """Indices of unused dice that pay ``cost`` (lowest first), or None if they don't."""

@@ -229,7 +229,8 @@ def test_bad_pieces_and_indices_are_refused(solo: DiceGame) -> None:
     roll(solo, *pad())
     refused(solo, Build("red", "castle", 0), "6.2.2")
     refused(solo, Build("red", "road", 16), "6.3.5")
-    refused(solo, Build("red", "road", 0), "6.1.2")
+    err = refused(solo, Build("red", "road", 0), "6.1.2")
+    assert "road 0 is marked already" in str(err)
 
 
 # --- 6.2.3 / 6.2.4 scoring and the end ---------------------------------------------------------
@@ -281,7 +282,8 @@ def test_settlements_in_ascending_order_with_a_road(solo: DiceGame) -> None:
 
 def test_cities_in_ascending_order_with_a_road_and_no_settlement_needed(solo: DiceGame) -> None:
     roll(solo, *pad(*CITY))
-    refused(solo, Build("red", "city", 0), "6.3.3")  # road 1 to crossing 2 is missing
+    err = refused(solo, Build("red", "city", 0), "6.3.3")  # road 1 to crossing 2 is missing
+    assert "city 7 needs a marked road next to it" in str(err)
     solo.apply(EndTurn("red"))
     turn(solo, (*ROAD, *ROAD, *ROAD), ("road", 1), ("road", 2), ("road", 3))
     turn(solo, pad(*ROAD), ("road", 5))
@@ -293,7 +295,8 @@ def test_cities_in_ascending_order_with_a_road_and_no_settlement_needed(solo: Di
 
 def test_knights_in_ascending_order_without_roads(solo: DiceGame) -> None:
     roll(solo, *KNIGHT, *KNIGHT)
-    refused(solo, Build("red", "knight", 1), "6.3.4")
+    err = refused(solo, Build("red", "knight", 1), "6.3.4")
+    assert "knight 2 must wait for knight 1" in str(err)  # as printed: knights 1-6
     build(solo, "knight", 0)
     build(solo, "knight", 1)
 
