@@ -75,6 +75,8 @@ from companion.longest_route import ROAD, SHIP, longest_route
 Event = dict[str, Any]
 
 N_RES = len(RESOURCES)
+#: the resources' names as in the JSON forms, by index (an enum's ``.value`` is slow to read)
+RESOURCE_NAMES: tuple[str, ...] = tuple(r.value for r in RESOURCES)
 LUMBER, BRICK, WOOL, GRAIN, ORE = range(N_RES)
 
 #: Building costs (RULES.md 1.9.1), counts in RESOURCES order.
@@ -229,7 +231,8 @@ class RandomSource:
         self._random = random.Random(seed)
 
     def roll(self) -> tuple[int, int]:
-        return (self._random.randint(1, 6), self._random.randint(1, 6))
+        # randrange(1, 7) is what randint(1, 6) calls: the same numbers, one call less.
+        return (self._random.randrange(1, 7), self._random.randrange(1, 7))
 
     def pick(self, weights: Sequence[int]) -> int:
         x = self._random.randrange(sum(weights))
@@ -450,9 +453,11 @@ class Game:
         Raises :class:`IllegalAction` if the rules refuse it.
         """
         self._check(action)
+        if type(action) is RollDice:  # most actions are rolls: the quick way
+            if action.dice is None:
+                return RollDice(action.player, self.rng.roll(), action.source)
+            return action
         match action:
-            case RollDice(dice=None):
-                return replace(action, dice=self.rng.roll())
             case BuyDevelopmentCard(card=None):
                 return replace(action, card=DEV_CARDS[self.rng.pick(self.deck)])
             case BuildRoad(revealed=None) | BuildShip(revealed=None) if self.hooks:
@@ -1406,6 +1411,7 @@ class Game:
         CHOOSE_GOLD phase until every choice is in.
         """
         t = self.topology
+        vertex_owner, vertex_level = self.vertex_owner, self.vertex_level
         owed = [[0] * N_RES for _ in self.players]
         gold = [0] * len(self.players)
         producing, blocked = [], []
@@ -1416,12 +1422,12 @@ class Game:
             producing.append(list(t.hexes[h]))
             r = self.hex_resource[h]
             for v in t.hex_vertices[h]:
-                owner = self.vertex_owner[v]
+                owner = vertex_owner[v]
                 if owner >= 0:
                     if r >= 0:
-                        owed[owner][r] += self.vertex_level[v]
+                        owed[owner][r] += vertex_level[v]
                     else:
-                        gold[owner] += self.vertex_level[v]
+                        gold[owner] += vertex_level[v]
         out: dict[str, Any] = {"producing": producing, "blocked": blocked}
         if any(gold):
             self.start_gold_choice({q: n for q, n in enumerate(gold) if n})
@@ -1433,24 +1439,25 @@ class Game:
 
     def _pay_out(self, owed: list[list[int]]) -> dict[str, Any]:
         """Pay production owed per seat and resource, under the shortage rule (1.6.5)."""
+        bank = self.bank
         short = []
-        for r in range(N_RES):
-            claim = sum(o[r] for o in owed)
-            if claim == 0 or claim <= self.bank[r]:
+        for r, claim in enumerate(map(sum, zip(*owed, strict=True))):
+            if claim <= bank[r]:
                 continue
-            short.append(RESOURCES[r].value)
+            short.append(RESOURCE_NAMES[r])
             owed_players = [o for o in owed if o[r]]
             if len(owed_players) == 1:
-                owed_players[0][r] = self.bank[r]
+                owed_players[0][r] = bank[r]
             else:
                 for o in owed_players:
                     o[r] = 0
         gains = {}
         for q, o in enumerate(owed):
-            for r in range(N_RES):
-                self.hands[q][r] += o[r]
-                self.bank[r] -= o[r]
             if any(o):
+                hand = self.hands[q]
+                for r in range(N_RES):
+                    hand[r] += o[r]
+                    bank[r] -= o[r]
                 gains[self.players[q]] = _cards(o)
         return {"gains": gains, "shortage": short}
 
@@ -1565,7 +1572,9 @@ class Game:
 
     def _longest_road(self, p: int) -> int:
         """Length of seat ``p``'s longest route of roads and ships (RULES.md 1.11.1, 3.5.1)."""
-        return longest_route(self.topology, self.edge_owner, self.edge_kind, self.vertex_owner, p)
+        return longest_route(
+            self.topology, self.edge_owner, self.edge_kind, self.vertex_owner, p, self.pieces_of[p]
+        )
 
     def _update_longest_road(self, holder_cut: bool = False) -> list[Event]:
         """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say.
@@ -1761,7 +1770,7 @@ def _affords(hand: Sequence[int], cost: Sequence[int]) -> bool:
 
 
 def _cards(counts: Sequence[int]) -> dict[str, int]:
-    return {RESOURCES[i].value: n for i, n in enumerate(counts) if n}
+    return {RESOURCE_NAMES[i]: n for i, n in enumerate(counts) if n}
 
 
 def _sub_multisets(hand: Sequence[int], n: int) -> list[tuple[int, int, int, int, int]]:

@@ -23,17 +23,19 @@ one plain cycle has no junction and is all one route.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 from companion.board import Topology
 
 ROAD, SHIP = 1, 2
 
 
-@dataclass(frozen=True)
-class Chain:
-    """Pieces in a row between two junctions ``a`` and ``b`` (``a == b`` for a loop)."""
+class Chain(NamedTuple):
+    """Pieces in a row between two junctions ``a`` and ``b`` (``a == b`` for a loop).
+
+    A named tuple rather than a dataclass: a search folds a few of them, many times a game.
+    """
 
     a: int
     b: int
@@ -48,15 +50,20 @@ def longest_route(
     edge_kind: Sequence[int],
     vertex_owner: Sequence[int],
     player: int,
+    pieces: Iterable[int] | None = None,
 ) -> int:
     """Length (in pieces) of ``player``'s longest route.
 
     ``edge_owner[e]`` is the seat owning side ``e`` (-1 for none), ``edge_kind[e]`` its piece
     (:data:`ROAD` or :data:`SHIP`), ``vertex_owner[v]`` the seat with a building on corner
-    ``v`` (-1 for none).
+    ``v`` (-1 for none). ``pieces``, if given, are the sides ``player`` owns (saves a scan of
+    the board; they must agree with ``edge_owner``).
     """
     edge_vertices = topology.edge_vertices
-    mine = [e for e, o in enumerate(edge_owner) if o == player]
+    if pieces is None:
+        mine = [e for e, o in enumerate(edge_owner) if o == player]
+    else:
+        mine = sorted(pieces)
     if not mine:
         return 0
     # Per corner, the player's pieces there: (side, other corner).
@@ -88,21 +95,14 @@ def longest_route(
     if not chains:
         return best
 
-    ends: dict[int, list[tuple[int, int]]] = {}  # junction -> (chain index, other end)
+    # junction -> (chain index, other end, kind leaving here, kind arriving there, length)
+    ends: dict[int, list[tuple[int, int, int, int, int]]] = {}
     for i, c in enumerate(chains):
-        ends.setdefault(c.a, []).append((i, c.b))
+        ends.setdefault(c.a, []).append((i, c.b, c.kind_at_a, c.kind_at_b, c.length))
         if c.b != c.a:
-            ends.setdefault(c.b, []).append((i, c.a))
-        else:
-            ends[c.a].append((i, c.a))  # a loop meets its junction twice
-
-    def kind_leaving(i: int, v: int) -> int:
-        c = chains[i]
-        return c.kind_at_a if v == c.a else c.kind_at_b
-
-    def kind_arriving(i: int, v: int) -> int:
-        c = chains[i]
-        return c.kind_at_b if v == c.b else c.kind_at_a
+            ends.setdefault(c.b, []).append((i, c.a, c.kind_at_b, c.kind_at_a, c.length))
+        else:  # a loop meets its junction twice
+            ends[c.a].append((i, c.a, c.kind_at_a, c.kind_at_b, c.length))
 
     total = sum(c.length for c in chains)
     # The bound pays for itself only where there are many ways round: on the few chains of
@@ -118,10 +118,10 @@ def longest_route(
             x = stack.pop()
             if x != v and not passable(x):
                 continue
-            for i, w in ends[x]:
+            for i, w, _, _, length in ends[x]:
                 if not seen >> i & 1:
                     seen |= 1 << i
-                    count += chains[i].length
+                    count += length
                     degree[x] = degree.get(x, 0) + 1
                     degree[w] = degree.get(w, 0) + 1
                     if w not in visited:
@@ -132,18 +132,18 @@ def longest_route(
 
     def walk(v: int, used: int, length: int, kind: int) -> None:
         nonlocal best
-        if length > best:
-            best = length
-        if best >= total or (length and not passable(v)):
+        best = max(best, length)
+        owner = vertex_owner[v]
+        if best >= total or (length and owner != -1 and owner != player):
             return
         if prune and length + bound(v, used) <= best:
             return
-        for i, w in ends[v]:
-            if used >> i & 1:
+        # Leaving by a piece of another kind than the one arrived by needs an own building.
+        switch = not length or owner == player
+        for i, w, leaving, arriving, chain_length in ends[v]:
+            if used >> i & 1 or (leaving != kind and not switch):
                 continue
-            if length and kind_leaving(i, v) != kind and not own(v):
-                continue
-            walk(w, used | (1 << i), length + chains[i].length, kind_arriving(i, w))
+            walk(w, used | (1 << i), length + chain_length, arriving)
 
     for v in sorted(ends, key=lambda x: -len(ends[x])):
         walk(v, 0, 0, 0)
@@ -170,7 +170,9 @@ def _fold(
             covered.add(e)
             v = nxt
             while is_straight(v):
-                e2, w = next((x, y) for x, y in at[v] if x != e)
+                # A straight corner holds two pieces: go on by the other one.
+                (x, y), (x2, y2) = at[v]
+                e2, w = (x2, y2) if x == e else (x, y)
                 if e2 in covered:  # came round to a piece already taken: stop
                     break
                 covered.add(e2)
