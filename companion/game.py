@@ -243,7 +243,7 @@ class RandomSource:
         raise AssertionError("weights changed during pick")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Turn:
     """What happened so far in the current turn (reset at every turn)."""
 
@@ -453,9 +453,12 @@ class Game:
         Raises :class:`IllegalAction` if the rules refuse it.
         """
         self._check(action)
-        if type(action) is RollDice:  # most actions are rolls: the quick way
+        cls = type(action)
+        if cls is RollDice:  # most actions are rolls: the quick way
             if action.dice is None:
                 return RollDice(action.player, self.rng.roll(), action.source)
+            return action
+        if cls in _WITHOUT_OUTCOME:
             return action
         match action:
             case BuyDevelopmentCard(card=None):
@@ -499,10 +502,11 @@ class Game:
         checker(self, p, a)
 
     def _require_turn(self, p: int, *phases: Phase) -> None:
-        if p != self.actor:
+        phase = self.phase
+        if p != (self.builders[0] if phase == Phase.SPECIAL_BUILD else self.current):
             actor = self.players[self.actor]
             raise IllegalAction("1.5.3", f"it is {actor}'s turn, not {self.players[p]}'s")
-        if self.phase not in phases:
+        if phase not in phases:
             raise IllegalAction(*self._phase_hint())
 
     def _phase_hint(self) -> tuple[str, str]:
@@ -1039,20 +1043,26 @@ class Game:
 
     def _generate_robber(self, p: int, out: list[Action]) -> None:
         t = self.topology
-        made, players, hexes = self._made, self.players, t.hexes
+        made, players, hexes, vertex_hexes = self._made, self.players, t.hexes, t.vertex_hexes
         me = players[p]
-        vertex_owner, hex_vertices, hex_land = self.vertex_owner, t.hex_vertices, self.hex_land
-        has_cards = [any(hand) for hand in self.hands]
+        # Whom the robber could rob on each hex, found from the few buildings rather than
+        # from every corner of every hex; seats in order, so each list comes out sorted.
+        victims_at: dict[int, list[int]] = {}
+        for o, hand in enumerate(self.hands):
+            if o == p or not any(hand):
+                continue
+            for v in self.buildings_of[o]:
+                for h in vertex_hexes[v]:
+                    victims = victims_at.setdefault(h, [])
+                    if not victims or victims[-1] != o:
+                        victims.append(o)
+        hex_land = self.hex_land
         for h in range(len(hexes)):
             if not hex_land[h] or h == self.robber:
                 continue
             if self.hooks and self._robber_target_error(p, h) is not None:
                 continue
-            victims = []
-            for v in hex_vertices[h]:
-                o = vertex_owner[v]
-                if o >= 0 and o != p and has_cards[o] and o not in victims:
-                    victims.append(o)
+            victims = victims_at.get(h)
             if not victims:
                 key: tuple[Any, ...] = (MoveRobber, p, h)
                 action = made.get(key)
@@ -1060,7 +1070,6 @@ class Game:
                     action = made[key] = MoveRobber(me, hexes[h])
                 out.append(action)
                 continue
-            victims.sort()
             for o in victims:
                 key = (MoveRobber, p, h, o)
                 action = made.get(key)
@@ -1439,9 +1448,9 @@ class Game:
 
     def _pay_out(self, owed: list[list[int]]) -> dict[str, Any]:
         """Pay production owed per seat and resource, under the shortage rule (1.6.5)."""
-        bank = self.bank
+        bank, hands, players = self.bank, self.hands, self.players
         short = []
-        for r, claim in enumerate(map(sum, zip(*owed, strict=True))):
+        for r, claim in enumerate([sum(column) for column in zip(*owed, strict=True)]):
             if claim <= bank[r]:
                 continue
             short.append(RESOURCE_NAMES[r])
@@ -1454,11 +1463,14 @@ class Game:
         gains = {}
         for q, o in enumerate(owed):
             if any(o):
-                hand = self.hands[q]
-                for r in range(N_RES):
-                    hand[r] += o[r]
-                    bank[r] -= o[r]
-                gains[self.players[q]] = _cards(o)
+                hand = hands[q]
+                cards = {}
+                for r, n in enumerate(o):
+                    if n:
+                        hand[r] += n
+                        bank[r] -= n
+                        cards[RESOURCE_NAMES[r]] = n
+                gains[players[q]] = cards
         return {"gains": gains, "shortage": short}
 
     def start_gold_choice(self, due: dict[int, int]) -> None:
@@ -1805,6 +1817,24 @@ def _year_of_plenty_choices(bank: Sequence[int]) -> Iterator[tuple[Resource, ...
             if (i == j and bank[i] >= 2) or (i != j and bank[i] and bank[j]):
                 yield (RESOURCES[i], RESOURCES[j])
 
+
+#: actions with nothing random to fill in (resolve returns them as they are)
+_WITHOUT_OUTCOME = frozenset(
+    {
+        BuildSettlement,
+        MoveShip,
+        ChooseGold,
+        BuildCity,
+        PlayKnight,
+        PlayRoadBuilding,
+        PlayYearOfPlenty,
+        PlayMonopoly,
+        Discard,
+        MaritimeTrade,
+        DomesticTrade,
+        EndTurn,
+    }
+)
 
 _CHECKS: dict[type, Callable[[Game, int, Any], None]] = {
     BuildSettlement: Game._check_settlement,
