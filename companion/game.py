@@ -108,6 +108,23 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+# The phases under short module names: reading a member through the enum class goes through
+# its metaclass (several times slower than a global), and the engine compares phases at every
+# step of every action.
+(
+    _FOUNDING_SETTLEMENT,
+    _FOUNDING_ROAD,
+    _ROLL,
+    _DISCARD,
+    _MOVE_ROBBER,
+    _MAIN,
+    _ROAD_BUILDING,
+    _CHOOSE_GOLD,
+    _SPECIAL_BUILD,
+    _GAME_OVER,
+) = Phase
+
+
 class IllegalAction(ValueError):
     """An action the rules refuse; ``rule`` is its number in RULES.md.
 
@@ -331,20 +348,20 @@ class Game:
         #: gold-field production waiting for the owners' choices: seat -> cards to choose
         self.gold_due: dict[int, int] = {}
         self._owed: list[list[int]] = []
-        self.after_gold = Phase.MAIN
+        self.after_gold = _MAIN
         self.road_lengths = [0] * n
         self.trade_ratios = [[4] * N_RES for _ in range(n)]
         self.longest_road: int | None = None
         self.largest_army: int | None = None
-        self.phase = Phase.FOUNDING_SETTLEMENT
+        self.phase = _FOUNDING_SETTLEMENT
         self.current = 0
         self.founding_order = list(range(n)) + list(reversed(range(n)))
         self.founding_step = 0
         self.last_settlement = -1
         self.to_discard: dict[int, int] = {}
-        self.after_robber = Phase.MAIN
+        self.after_robber = _MAIN
         self.free_roads = 0
-        self.after_road_building = Phase.MAIN
+        self.after_road_building = _MAIN
         #: seats still to build in the special building phase, the one building now first
         self.builders: list[int] = []
         self.turn = _Turn()
@@ -399,7 +416,7 @@ class Game:
     def actor(self) -> int:
         """The seat expected to act: the current player, or the builder of the special
         building phase (discards on a 7 are asked of several players: see ``to_discard``)."""
-        return self.builders[0] if self.phase == Phase.SPECIAL_BUILD else self.current
+        return self.builders[0] if self.phase == _SPECIAL_BUILD else self.current
 
     def seat(self, color: str) -> int:
         try:
@@ -493,7 +510,7 @@ class Game:
     # -- checks ------------------------------------------------------------------------------
 
     def _check(self, a: Action) -> None:
-        if self.phase == Phase.GAME_OVER:
+        if self.phase == _GAME_OVER:
             raise IllegalAction("1.13.2", f"the game is over: {self.winner_color} won")
         p = self.seat(a.player)
         checker = _CHECKS.get(type(a))
@@ -503,7 +520,7 @@ class Game:
 
     def _require_turn(self, p: int, *phases: Phase) -> None:
         phase = self.phase
-        if p != (self.builders[0] if phase == Phase.SPECIAL_BUILD else self.current):
+        if p != (self.builders[0] if phase == _SPECIAL_BUILD else self.current):
             actor = self.players[self.actor]
             raise IllegalAction("1.5.3", f"it is {actor}'s turn, not {self.players[p]}'s")
         if phase not in phases:
@@ -588,7 +605,7 @@ class Game:
                 return IllegalAction("3.2.2", "a ship needs a sea or coast side, not {}", side)
             if self.pirate is not None and e in t.hex_edges[self.pirate]:
                 return IllegalAction("3.6.4", "no ship may be placed next to the pirate")
-        if self.phase == Phase.FOUNDING_ROAD:
+        if self.phase == _FOUNDING_ROAD:
             if self.last_settlement not in t.edge_vertices[e]:
                 return IllegalAction(
                     "1.4.1", "the founding {} must touch the settlement just placed", name
@@ -614,8 +631,8 @@ class Game:
         )
 
     def _check_settlement(self, p: int, a: BuildSettlement) -> None:
-        founding = self.phase == Phase.FOUNDING_SETTLEMENT
-        self._require_turn(p, Phase.FOUNDING_SETTLEMENT, Phase.MAIN, Phase.SPECIAL_BUILD)
+        founding = self.phase == _FOUNDING_SETTLEMENT
+        self._require_turn(p, _FOUNDING_SETTLEMENT, _MAIN, _SPECIAL_BUILD)
         v = self._vertex(a.vertex)
         if self.settlements_left[p] == 0:
             raise IllegalAction("1.9.2", f"{a.player} has no settlement left in the supply")
@@ -634,9 +651,7 @@ class Game:
     def _check_route_piece(
         self, p: int, edge: Edge, kind: int, revealed: tuple[Reveal, ...] | None = None
     ) -> None:
-        self._require_turn(
-            p, Phase.FOUNDING_ROAD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.SPECIAL_BUILD
-        )
+        self._require_turn(p, _FOUNDING_ROAD, _MAIN, _ROAD_BUILDING, _SPECIAL_BUILD)
         e = self._edge(edge)
         left = self.roads_left if kind == ROAD else self.ships_left
         name = "road" if kind == ROAD else "ship"
@@ -645,7 +660,7 @@ class Game:
         err = self._route_spot_error(p, e, kind)
         if err:
             raise err
-        if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
+        if self.phase in (_MAIN, _SPECIAL_BUILD):
             cost = COST_ROAD if kind == ROAD else COST_SHIP
             self._require_cards(p, cost, f"a {name}")
         if revealed:
@@ -675,7 +690,7 @@ class Game:
         )
 
     def _check_move_ship(self, p: int, a: MoveShip) -> None:
-        self._require_turn(p, Phase.MAIN)
+        self._require_turn(p, _MAIN)
         if not self.turn.rolled:
             raise IllegalAction("3.4.7", "ships are moved after the roll")
         if self.turn.moved_ship:
@@ -693,7 +708,7 @@ class Game:
             raise err
 
     def _check_city(self, p: int, a: BuildCity) -> None:
-        self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
+        self._require_turn(p, _MAIN, _SPECIAL_BUILD)
         v = self._vertex(a.vertex)
         if self.vertex_owner[v] != p or self.vertex_level[v] != 1:
             raise IllegalAction("1.9.6", "a city must replace one of your own settlements")
@@ -702,7 +717,7 @@ class Game:
         self._require_cards(p, COST_CITY, "a city")
 
     def _check_buy(self, p: int, a: BuyDevelopmentCard) -> None:
-        self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
+        self._require_turn(p, _MAIN, _SPECIAL_BUILD)
         if sum(self.deck) == 0:
             raise IllegalAction("1.10.6", "the development deck is empty")
         if a.card is not None and self.deck[DEV_CARDS.index(a.card)] == 0:
@@ -710,7 +725,7 @@ class Game:
         self._require_cards(p, COST_DEV_CARD, "a development card")
 
     def _check_play(self, p: int, a: Action) -> None:
-        self._require_turn(p, Phase.ROLL, Phase.MAIN)
+        self._require_turn(p, _ROLL, _MAIN)
         card = PLAY_ACTION_CARD[type(a)]
         name = DEV_CARDS[card].value
         if self.turn.played_card:
@@ -738,10 +753,10 @@ class Game:
             raise IllegalAction("1.10.4", "the bank does not have those cards")
 
     def _check_roll(self, p: int, a: RollDice) -> None:
-        self._require_turn(p, Phase.ROLL)
+        self._require_turn(p, _ROLL)
 
     def _check_discard(self, p: int, a: Discard) -> None:
-        if self.phase != Phase.DISCARD or p not in self.to_discard:
+        if self.phase != _DISCARD or p not in self.to_discard:
             raise IllegalAction("1.7.2", f"{a.player} has nothing to discard now")
         need = self.to_discard[p]
         if a.cards.total != need:
@@ -765,7 +780,7 @@ class Game:
         return None
 
     def _check_robber(self, p: int, a: MoveRobber) -> None:
-        self._require_turn(p, Phase.MOVE_ROBBER)
+        self._require_turn(p, _MOVE_ROBBER)
         h = self.topology.hex_index.get(a.hex)
         if h is None or not self.hex_land[h]:
             raise IllegalAction("1.7.3", f"the robber must go to a land hex; {a.hex} is not one")
@@ -794,7 +809,7 @@ class Game:
         return sorted(o for o in owners if o not in (-1, p) and sum(self.hands[o]) > 0)
 
     def _check_pirate(self, p: int, a: MovePirate) -> None:
-        self._require_turn(p, Phase.MOVE_ROBBER)
+        self._require_turn(p, _MOVE_ROBBER)
         if self.pirate is None:
             raise IllegalAction("3.6.1", "there is no pirate in this game")
         h = self.topology.hex_index.get(a.hex)
@@ -813,17 +828,17 @@ class Game:
             raise IllegalAction("3.6.3", f"{a.victim} holds no {a.stolen.value}")
 
     def _check_gold(self, p: int, a: ChooseGold) -> None:
-        if self.phase != Phase.CHOOSE_GOLD or p not in self.gold_due:
+        if self.phase != _CHOOSE_GOLD or p not in self.gold_due:
             raise IllegalAction("3.7.2", f"{a.player} has no gold to choose now")
         if a.cards.total != self.gold_due[p]:
             raise IllegalAction("3.7.2", f"{a.player} chooses exactly {self.gold_due[p]} cards")
 
     def _check_trade_phase(self, p: int, rule: str) -> None:
-        if self.phase == Phase.SPECIAL_BUILD:
+        if self.phase == _SPECIAL_BUILD:
             raise IllegalAction("2.3.5", "no trading in the special building phase")
         if p != self.current:
             raise IllegalAction(rule, f"only the active player ({self.current_player}) may trade")
-        self._require_turn(p, Phase.MAIN)
+        self._require_turn(p, _MAIN)
         if self.turn.built and not self.rules.trade_after_build:
             raise IllegalAction("1.5.1", "trading comes before building: this turn has built")
 
@@ -853,7 +868,7 @@ class Game:
             raise IllegalAction("1.8.2", f"{a.partner} does not hold the cards asked for")
 
     def _check_end(self, p: int, a: EndTurn) -> None:
-        self._require_turn(p, Phase.MAIN, Phase.SPECIAL_BUILD)
+        self._require_turn(p, _MAIN, _SPECIAL_BUILD)
 
     # -- legal spots -------------------------------------------------------------------------
     #
@@ -872,7 +887,7 @@ class Game:
             self.pirate is not None and e in t.hex_edges[self.pirate]
         ):
             return False
-        if self.phase == Phase.FOUNDING_ROAD:
+        if self.phase == _FOUNDING_ROAD:
             return self.last_settlement in t.edge_vertices[e]
         vertex_owner, edge_owner, edge_kind = self.vertex_owner, self.edge_owner, self.edge_kind
         for v in t.edge_vertices[e]:
@@ -890,7 +905,7 @@ class Game:
         t = self.topology
         if kind == SHIP and not self.rules.ships:
             return []
-        if self.phase == Phase.FOUNDING_ROAD:
+        if self.phase == _FOUNDING_ROAD:
             candidates: Sequence[int] = t.vertex_edges[self.last_settlement]
         else:
             vertex_edges = t.vertex_edges
@@ -953,7 +968,7 @@ class Game:
 
     def _settlement_corners(self, p: int) -> list[int]:
         """Corners where seat ``p`` could build a settlement now (cost aside)."""
-        founding = self.phase == Phase.FOUNDING_SETTLEMENT
+        founding = self.phase == _FOUNDING_SETTLEMENT
         candidates = range(len(self.vertex_owner)) if founding else self._network_vertices(p)
         ok = self._settlement_spot_ok
         return [v for v in candidates if ok(p, v, founding)]
@@ -988,15 +1003,15 @@ class Game:
         """Append every legal action of the moment to ``out``, in the listing order."""
         phase = self.phase
         p = self.current
-        if phase == Phase.MAIN:
+        if phase == _MAIN:
             out.append(self._end_turns[p])
             self._generate_main(p, out)
-        elif phase == Phase.ROLL:
+        elif phase == _ROLL:
             out.append(self._rolls[p])
             self._generate_plays(p, out)
-        elif phase == Phase.MOVE_ROBBER:
+        elif phase == _MOVE_ROBBER:
             self._generate_robber(p, out)
-        elif phase == Phase.DISCARD:
+        elif phase == _DISCARD:
             made = self._made
             for q, n in sorted(self.to_discard.items()):
                 color = self.players[q]
@@ -1006,18 +1021,18 @@ class Game:
                     if action is None:
                         action = made[key] = Discard(color, Cards(counts))
                     out.append(action)
-        elif phase == Phase.FOUNDING_SETTLEMENT:
+        elif phase == _FOUNDING_SETTLEMENT:
             self._append_settlements(p, self._settlement_corners(p), out)
-        elif phase == Phase.FOUNDING_ROAD or phase == Phase.ROAD_BUILDING:
+        elif phase in (_FOUNDING_ROAD, _ROAD_BUILDING):
             if self.roads_left[p]:
                 self._append_routes(p, ROAD, self._road_edges(p), out)
             if self.ships_left[p]:
                 self._append_routes(p, SHIP, self._road_edges(p, SHIP), out)
-        elif phase == Phase.CHOOSE_GOLD:
+        elif phase == _CHOOSE_GOLD:
             for q, n in sorted(self.gold_due.items()):
                 for counts in _sub_multisets([n] * N_RES, n):
                     out.append(ChooseGold(self.players[q], Cards(counts)))
-        elif phase == Phase.SPECIAL_BUILD:
+        elif phase == _SPECIAL_BUILD:
             builder = self.actor
             out.append(self._end_turns[builder])
             self._generate_builds(builder, out)
@@ -1179,7 +1194,7 @@ class Game:
     def _execute(self, a: Action) -> list[Event]:
         p = self._seat[a.player]
         events = _EXECUTE[type(a)](self, p, a)
-        if self.phase != Phase.GAME_OVER and p == self.current:
+        if self.phase != _GAME_OVER and p == self.current:
             self._check_victory(p, events)
         return events
 
@@ -1194,7 +1209,7 @@ class Game:
         events: list[Event] = [
             {"type": "built", "player": a.player, "piece": "settlement", "vertex": list(a.vertex)}
         ]
-        if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
+        if self.phase in (_MAIN, _SPECIAL_BUILD):
             self._pay(p, COST_SETTLEMENT)
             self.turn.built = True
         self.vertex_owner[v] = p
@@ -1202,9 +1217,7 @@ class Game:
         self.buildings_of[p].add(v)
         self.building_points[p] += 1
         for hook in self.hooks:
-            events.extend(
-                hook.after_settlement(self, p, v, self.phase == Phase.FOUNDING_SETTLEMENT)
-            )
+            events.extend(hook.after_settlement(self, p, v, self.phase == _FOUNDING_SETTLEMENT))
         self.settlements_left[p] -= 1
         kind = self.vertex_harbor.get(v)
         if kind is not None:
@@ -1214,9 +1227,9 @@ class Game:
                     ratios[i] = min(ratios[i], 3)
             else:
                 ratios[kind - 1] = 2
-        if self.phase == Phase.FOUNDING_SETTLEMENT:
+        if self.phase == _FOUNDING_SETTLEMENT:
             self.last_settlement = v
-            self.phase = Phase.FOUNDING_ROAD
+            self.phase = _FOUNDING_ROAD
             if self.founding_step >= len(self.players):  # the second settlement (1.4.3)
                 gained = [0] * N_RES
                 gold = 0
@@ -1256,7 +1269,7 @@ class Game:
         events: list[Event] = [
             {"type": "built", "player": self.players[p], "piece": piece, "edge": list(edge)}
         ]
-        if self.phase in (Phase.MAIN, Phase.SPECIAL_BUILD):
+        if self.phase in (_MAIN, _SPECIAL_BUILD):
             self._pay(p, COST_ROAD if kind == ROAD else COST_SHIP)
             self.turn.built = True
         self.edge_owner[e] = p
@@ -1270,9 +1283,9 @@ class Game:
                 self.turn.ships_built.add(e)
         self.road_lengths[p] = self._longest_road(p)
         events.extend(self._update_longest_road())
-        if self.phase == Phase.FOUNDING_ROAD:
+        if self.phase == _FOUNDING_ROAD:
             self._advance_founding()
-        elif self.phase == Phase.ROAD_BUILDING:
+        elif self.phase == _ROAD_BUILDING:
             self.free_roads -= 1
             if self.free_roads == 0 or not self._can_place_free_route_piece(p):
                 self.free_roads = 0
@@ -1303,12 +1316,12 @@ class Game:
         self.founding_step += 1
         if self.founding_step < len(self.founding_order):
             self.current = self.founding_order[self.founding_step]
-            self.phase = Phase.FOUNDING_SETTLEMENT
+            self.phase = _FOUNDING_SETTLEMENT
         else:
             self.current = 0
             self.turn_number = 1
             self.turn = _Turn()
-            self.phase = Phase.ROLL
+            self.phase = _ROLL
 
     def _do_city(self, p: int, a: BuildCity) -> list[Event]:
         v = self.topology.vertex_index[a.vertex]
@@ -1348,14 +1361,14 @@ class Game:
             self.largest_army = p
             events.append({"type": "largest_army", "player": a.player, "knights": self.knights[p]})
         self.after_robber = self.phase
-        self.phase = Phase.MOVE_ROBBER
+        self.phase = _MOVE_ROBBER
         return events
 
     def _do_road_building(self, p: int, a: PlayRoadBuilding) -> list[Event]:
         self._start_play(p, ROAD_BUILDING)
         self.after_road_building = self.phase
         self.free_roads = min(2, self.roads_left[p] + self.ships_left[p])
-        self.phase = Phase.ROAD_BUILDING
+        self.phase = _ROAD_BUILDING
         return [{"type": "played_card", "player": a.player, "card": "road_building"}]
 
     def _do_year_of_plenty(self, p: int, a: PlayYearOfPlenty) -> list[Event]:
@@ -1401,7 +1414,7 @@ class Game:
         if a.source is not None:
             event["source"] = a.source
         if total != 7:
-            self.phase = Phase.MAIN
+            self.phase = _MAIN
             event.update(self._produce(total))
             return [event]
         limit = self.rules.discard_limit
@@ -1409,8 +1422,8 @@ class Game:
             q: sum(hand) // 2 for q, hand in enumerate(self.hands) if sum(hand) > limit
         }
         event["must_discard"] = {self.players[q]: n for q, n in self.to_discard.items()}
-        self.after_robber = Phase.MAIN
-        self.phase = Phase.DISCARD if self.to_discard else Phase.MOVE_ROBBER
+        self.after_robber = _MAIN
+        self.phase = _DISCARD if self.to_discard else _MOVE_ROBBER
         return [event]
 
     def _produce(self, total: int) -> dict[str, Any]:
@@ -1478,7 +1491,7 @@ class Game:
         self._owed = [[0] * N_RES for _ in self.players]
         self.gold_due = dict(due)
         self.after_gold = self.phase
-        self.phase = Phase.CHOOSE_GOLD
+        self.phase = _CHOOSE_GOLD
 
     def _do_gold(self, p: int, a: ChooseGold) -> list[Event]:
         for r, n in enumerate(a.cards.counts):
@@ -1499,7 +1512,7 @@ class Game:
             self.bank[i] += c
         del self.to_discard[p]
         if not self.to_discard:
-            self.phase = Phase.MOVE_ROBBER
+            self.phase = _MOVE_ROBBER
         return [{"type": "discarded", "player": a.player, "cards": a.cards.to_json()}]
 
     def _do_pirate(self, p: int, a: MovePirate) -> list[Event]:
@@ -1560,19 +1573,19 @@ class Game:
 
     def _do_end(self, p: int, a: EndTurn) -> list[Event]:
         n = len(self.players)
-        if self.phase == Phase.MAIN and self.rules.special_building_phase:
+        if self.phase == _MAIN and self.rules.special_building_phase:
             # 2.3.3: the others build in turn, starting left of the active player.
             self.builders = [(self.current + k) % n for k in range(1, n)]
-            self.phase = Phase.SPECIAL_BUILD
+            self.phase = _SPECIAL_BUILD
             return [{"type": "special_build", "player": self.players[self.builders[0]]}]
-        if self.phase == Phase.SPECIAL_BUILD:
+        if self.phase == _SPECIAL_BUILD:
             self.builders.pop(0)
             if self.builders:
                 return [{"type": "special_build", "player": self.players[self.builders[0]]}]
         self.current = (self.current + 1) % n
         self.turn = _Turn()
         self.turn_number += 1
-        self.phase = Phase.ROLL
+        self.phase = _ROLL
         events: list[Event] = [
             {"type": "turn", "player": self.current_player, "turn": self.turn_number}
         ]
@@ -1620,12 +1633,12 @@ class Game:
         ]
 
     def _check_victory(self, p: int, events: list[Event]) -> None:
-        if self.phase in (Phase.FOUNDING_SETTLEMENT, Phase.FOUNDING_ROAD):
+        if self.phase in (_FOUNDING_SETTLEMENT, _FOUNDING_ROAD):
             return
         vp = self.victory_points(p)
         if vp >= self.rules.victory_points:
             self.winner = p
-            self.phase = Phase.GAME_OVER
+            self.phase = _GAME_OVER
             events.append({"type": "won", "player": self.players[p], "victory_points": vp})
 
     # -- views -------------------------------------------------------------------------------

@@ -132,7 +132,8 @@ def longest_route(
 
     def walk(v: int, used: int, length: int, kind: int) -> None:
         nonlocal best
-        best = max(best, length)
+        if length > best:  # noqa: PLR1730 (max() is a call: too dear in the innermost step)
+            best = length
         owner = vertex_owner[v]
         if best >= total or (length and owner != -1 and owner != player):
             return
