@@ -71,9 +71,11 @@ _SITE_CHANGED = 0.2
 _AROUND_CHANGED = 0.5
 # Read state of a site that cannot have changed (it keeps its committed state).
 _SAME = -9
-# A hex with this much (hex radii squared) of small, stable difference changed: about half
-# the robber's footprint.
+# A blob of small, stable difference this large (hex radii squared) changed its hex: about
+# half the robber's footprint.
 _HEX_CHANGE = 0.08
+# An occluder unchanged for this long (seconds) is part of the scene.
+_HEAL_S = 2.0
 # The board moved when this fraction of its hexes changed ...
 _MOVED_FRACTION = 0.7
 # ... for this many frames in a row.
@@ -165,8 +167,11 @@ class Tracker:
         self._previous: np.ndarray | None = None  # uint8 grey top view of the previous frame
         self._moved_frames = 0
         self._hex_masks: list[np.ndarray] = []
+        self._hex_centres = np.zeros((0, 2))
         self._sea: list[Hex] = []
         self._rebase = False
+        self._still: tuple[float, np.ndarray] | None = None
+        self._healed: tuple[float, np.ndarray] | None = None
         self._other_since: tuple[float, tuple[Hex, ...]] | None = None
         self._ships = False
         self.v_state = np.zeros(0, np.int64)
@@ -208,6 +213,7 @@ class Tracker:
         self._previous = None
         self._moved_frames = 0
         self._hex_masks = self._make_hex_masks(detector)
+        self._hex_centres = detector._to_top(np.array([hex_center(h) for h in detector.hexes]))
         self._rebase = not first
         if first:
             readings = detector.read_top(top)
@@ -277,6 +283,7 @@ class Tracker:
                 self.status.registered = False
             return None
         covered, small = self._occlusion(top, grey)
+        self._heal(t, top, covered)
         self.status.covered_fraction = float(covered[d.land].mean()) if d.land.any() else 0.0
         pending = bool((self._cand_v != self.v_state).any() or (self._cand_e != self.e_state).any())
         if not small.any() and not pending:
@@ -297,31 +304,44 @@ class Tracker:
         v_around, e_around = d.site_fractions(small, around=True)
         v_same = (v_diff < _SITE_CHANGED) | (v_around > _AROUND_CHANGED)
         e_same = (e_diff < _SITE_CHANGED) | ((e_around > _AROUND_CHANGED) & ~d.sea_edges)
+        if self._healed is not None and t < self._healed[0]:
+            # Sites under a region just taken into the reference are read for what they show.
+            v_heal, e_heal = d.site_fractions(self._healed[1])
+            v_same &= v_heal < _SITE_CHANGED
+            e_same &= e_heal < _SITE_CHANGED
         readings.vertex_state[v_same & (readings.vertex_state != UNKNOWN)] = _SAME
         readings.edge_state[e_same & (readings.edge_state != UNKNOWN)] = _SAME
         observation = self._settle(t, readings, top, covered)
-        if observation is not None or self.status.pending_sites or covered.any():
+        if observation is not None or self.status.pending_sites:
             self._other_since = None
             return observation
-        return self._other_change(t, small, top)
+        return self._other_change(t, small, top, covered)
 
-    def _other_change(self, t: float, small: np.ndarray, top: np.ndarray) -> Observation | None:
+    def _other_change(
+        self, t: float, small: np.ndarray, top: np.ndarray, covered: np.ndarray
+    ) -> Observation | None:
         """Small differences that are no piece (the robber, the pirate, a token): once they
         have stayed the same for ``stable_s``, report the hexes they are on and take them into
         the reference (so they are not read again and again)."""
         assert self.detector is not None
-        hexes = tuple(
-            h
-            for h, idx in zip(self.detector.hexes, self._hex_masks, strict=True)
-            if np.count_nonzero(small.ravel()[idx]) >= _HEX_CHANGE * self.px * self.px
+        # Each blob belongs to the hex whose centre is nearest to its own: the robber stands
+        # half a hex off its centre and would reach into a neighbour's disc.
+        n, _, stats, centroids = cv2.connectedComponentsWithStats(
+            small.astype(np.uint8), connectivity=8
         )
+        big_enough = stats[1:, cv2.CC_STAT_AREA] >= _HEX_CHANGE * self.px * self.px
+        found = set()
+        for c in centroids[1:][big_enough]:
+            d = np.linalg.norm(self._hex_centres - c, axis=1)
+            found.add(self.detector.hexes[int(np.argmin(d))])
+        hexes = tuple(sorted(found))
         if self._other_since is None or self._other_since[1] != hexes:
             self._other_since = (t, hexes)
             return None
         if t - self._other_since[0] < self.stable_s:
             return None
         self._other_since = None
-        self._set_reference(top)
+        self._set_reference(top, covered)
         if not hexes:
             return None
         t_ = self.detector.topology
@@ -339,6 +359,24 @@ class Tracker:
             assert self._reference is not None
             new_grey[covered] = self._reference[covered]
         self._reference_bgr, self._reference = new_bgr, new_grey
+
+    def _heal(self, t: float, top: np.ndarray, covered: np.ndarray) -> None:
+        """An occluder that has not changed for :data:`_HEAL_S` is part of the scene (a glare
+        that was in the reference and is gone, a lamp's reflection that stays): take it into
+        the reference, and read the sites under it for what they show for a while."""
+        if not covered.any():
+            self._still = None
+            return
+        if self._still is None or _iou(self._still[1], covered) < 0.9:
+            self._still = (t, covered)
+            return
+        if t - self._still[0] < _HEAL_S:
+            return
+        assert self._reference_bgr is not None and self._reference is not None
+        self._reference_bgr[covered] = top[covered]
+        self._reference[covered] = _grey(top)[covered]
+        self._healed = (t + 3 * self.stable_s + 0.5, covered)
+        self._still = None
 
     def _board_moved(self, grey: np.ndarray) -> bool:
         assert self._reference is not None
@@ -473,6 +511,11 @@ class Tracker:
 
 def _grey(top: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = np.count_nonzero(a | b)
+    return np.count_nonzero(a & b) / union if union else 1.0
 
 
 def _ncc_flat(a: np.ndarray, b: np.ndarray) -> float:
