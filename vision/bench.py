@@ -35,10 +35,9 @@ import cv2
 import numpy as np
 
 from companion.board import Board, base_frame
-from companion.layouts import random_board
 from vision.read_board import is_certain, read_board
 from vision.scoring import score_board, truth_from_rows
-from vision.synth.boards import seafarers_board
+from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, render_board
 
 log = logging.getLogger("vision.bench")
@@ -109,7 +108,7 @@ def _board(which: int, rng: np.random.Generator) -> Board:
     """A random base (0), 5-6 (1) or Seafarers-like (2) board."""
     if which == 2:
         return seafarers_board(rng)
-    return random_board(4 if which == 0 else 6, seed=int(rng.integers(1 << 30)))
+    return standard_board("base" if which == 0 else "5-6", rng)
 
 
 def coins(datasets: Path) -> dict[str, Any] | None:
@@ -194,7 +193,7 @@ def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
     image = cv2.imread(str(photo)) if photo.is_file() else None
     source = str(photo)
     if image is None or image.shape[:2] != (1200, 1600):
-        render = render_board(random_board(4, seed=1), rng=1)
+        render = render_board(standard_board("base", np.random.default_rng(1)), rng=1)
         image, source = render.image, "synthetic render (seed 1)"
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
@@ -207,7 +206,7 @@ def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
             times.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
         render_times, render_cpu = [], []
-        board = random_board(4, seed=2)
+        board = standard_board("base", np.random.default_rng(2))
         for i in range(runs):
             rng = np.random.default_rng(i)
             conditions = Conditions.random(rng)

@@ -135,3 +135,34 @@ def test_bad_conditions_are_refused(kwargs: dict) -> None:
 def test_bad_image_size_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 64"):
         render_board(random_board(4, seed=1), width=32, height=900, rng=1)
+
+
+@pytest.mark.parametrize(("kind", "hexes", "harbors"), [("base", 19, 9), ("5-6", 30, 11)])
+def test_standard_board_material(kind: str, hexes: int, harbors: int) -> None:
+    from collections import Counter
+
+    from companion.layouts import (
+        BASE_CHIPS,
+        BASE_HARBOR_KINDS,
+        BASE_TERRAINS,
+        EXTENSION_CHIPS,
+        EXTENSION_HARBOR_KINDS,
+        EXTENSION_TERRAINS,
+    )
+    from vision.synth.boards import standard_board
+
+    board = standard_board(kind, np.random.default_rng(3))
+    terrains, chips, kinds = (
+        (BASE_TERRAINS, BASE_CHIPS, BASE_HARBOR_KINDS)
+        if kind == "base"
+        else (EXTENSION_TERRAINS, EXTENSION_CHIPS, EXTENSION_HARBOR_KINDS)
+    )
+    assert len(board.tiles) == hexes
+    assert board.terrain_counts() == terrains
+    assert board.chip_counts() == chips
+    assert len(board.harbors) == harbors
+    assert Counter(h.kind for h in board.harbors) == Counter(kinds)
+    assert len({h.edge for h in board.harbors}) == harbors
+    assert Board.from_json(board.to_json()).tiles == board.tiles
+    with pytest.raises(ValueError, match="kind"):
+        standard_board("seafarers", np.random.default_rng(0))

@@ -1,19 +1,101 @@
-"""Boards to render: Seafarers-like maps (the base and 5-6 boards come from companion.layouts)."""
+"""Boards to render: random base and 5-6 boards, and Seafarers-like maps.
+
+Only :mod:`companion.board` is used (vision depends on the geometry alone); the material below
+is that of RULES.md 1.1 and 2.1. Red numbers may touch: a renderer needs any layout.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from companion.board import (
     CHIP_VALUES,
+    HARBOR_KINDS,
     Board,
     Harbor,
     Hex,
     Terrain,
     Tile,
+    base_frame,
+    extension_frame,
+    hex_center,
     hex_distance,
     hex_neighbour,
+    iter_coast_sides,
 )
+
+#: Terrain, chips and harbour tokens of the base game (3-4 players) and of the 5-6 extension
+#: (RULES.md 1.1.2: 4 generic and one per resource; 2.2.1: 5 generic, 6 special, wool twice).
+_MATERIAL: dict[str, tuple[dict[Terrain, int], dict[int, int], tuple[str, ...]]] = {
+    "base": (
+        {
+            Terrain.FOREST: 4,
+            Terrain.PASTURE: 4,
+            Terrain.FIELDS: 4,
+            Terrain.HILLS: 3,
+            Terrain.MOUNTAINS: 3,
+            Terrain.DESERT: 1,
+        },
+        {2: 1, 3: 2, 4: 2, 5: 2, 6: 2, 8: 2, 9: 2, 10: 2, 11: 2, 12: 1},
+        ("3:1",) * 4 + HARBOR_KINDS[1:],
+    ),
+    "5-6": (
+        {
+            Terrain.FOREST: 6,
+            Terrain.PASTURE: 6,
+            Terrain.FIELDS: 6,
+            Terrain.HILLS: 5,
+            Terrain.MOUNTAINS: 5,
+            Terrain.DESERT: 2,
+        },
+        {2: 2, 3: 3, 4: 3, 5: 3, 6: 3, 8: 3, 9: 3, 10: 3, 11: 3, 12: 2},
+        ("3:1",) * 5 + HARBOR_KINDS[1:] + ("wool",),
+    ),
+}
+
+
+def standard_board(kind: str, rng: np.random.Generator) -> Board:
+    """A random base or 5-6 board: shuffled terrain and chips, harbours spread round the coast.
+
+    Raises:
+        ValueError: ``kind`` is not base or 5-6.
+    """
+    if kind not in _MATERIAL:
+        raise ValueError(f"kind must be base or 5-6, not {kind!r}")
+    terrains, chips, harbor_kinds = _MATERIAL[kind]
+    n_harbors = len(harbor_kinds)
+    frame = base_frame() if kind == "base" else extension_frame()
+    pool = [t for t, n in terrains.items() for _ in range(n)]
+    rng.shuffle(pool)
+    numbers = [v for v, n in chips.items() for _ in range(n)]
+    rng.shuffle(numbers)
+    tiles: dict[Hex, Tile] = {}
+    it = iter(numbers)
+    for h, t in zip(frame, pool, strict=True):
+        tiles[h] = Tile(t, None if t == Terrain.DESERT else next(it))
+    board = Board(kind, tiles)
+    # Coast sides in order round the board; every k-th holds a harbour.
+    centre = np.mean([hex_center(h) for h in frame], axis=0)
+
+    def angle(site: tuple[Hex, str]) -> float:
+        (q, r), side = site
+        n = hex_neighbour((q, r), side)
+        x, y = (np.array(hex_center((q, r))) + np.array(hex_center(n))) / 2 - centre
+        return math.atan2(y, x)
+
+    coast = sorted(iter_coast_sides(board), key=angle)
+    step = len(coast) / n_harbors
+    kinds = list(harbor_kinds)
+    rng.shuffle(kinds)
+    offset = rng.uniform(0, step)
+    for i, hk in enumerate(kinds):
+        (q, r), side = coast[int(offset + i * step) % len(coast)]
+        board.harbors.append(Harbor(q, r, side, hk))
+    board.robber = next(h for h, t in tiles.items() if t.terrain == Terrain.DESERT)
+    return board
+
 
 #: Land material of the Seafarers-like map: islands with gold fields and a desert.
 SEAFARERS_LAND: tuple[Terrain, ...] = (
