@@ -479,7 +479,8 @@ class Game:
             return action
         match action:
             case BuyDevelopmentCard(card=None):
-                return replace(action, card=DEV_CARDS[self.rng.pick(self.deck)])
+                # Made directly: dataclasses.replace costs several times more.
+                return BuyDevelopmentCard(action.player, DEV_CARDS[self.rng.pick(self.deck)])
             case BuildRoad(revealed=None) | BuildShip(revealed=None) if self.hooks:
                 e = self.topology.edge_index[action.edge]
                 p = self._seat[action.player]
@@ -489,8 +490,8 @@ class Game:
                 MoveRobber(victim=str() as victim, stolen=None)
                 | MovePirate(victim=str() as victim, stolen=None)
             ):
-                hand = self.hands[self._seat[victim]]
-                return replace(action, stolen=RESOURCES[self.rng.pick(hand)])
+                stolen = RESOURCES[self.rng.pick(self.hands[self._seat[victim]])]
+                return type(action)(action.player, action.hex, victim, stolen)
         return action
 
     def apply(self, action: Action, journal: Callable[[Action], None] | None = None) -> list[Event]:

@@ -88,7 +88,9 @@ def longest_route(
             and (own(v) or edge_kind[pieces[0][0]] == edge_kind[pieces[1][0]])
         )
 
-    chains, covered = _fold(at, edge_kind, straight)
+    # Judged once per corner: the fold asks about each corner from both sides.
+    straight_corners = {v for v in at if straight(v)}
+    chains, covered = _fold(at, edge_kind, straight_corners.__contains__)
     best = max((c.length for c in chains), default=0)
     # Parts of the network with no junction are plain cycles: all one route.
     best = max(best, _plain_cycles(at, covered, edge_vertices))
