@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
+import numpy as np
 from flask import Flask
 from werkzeug.serving import make_server
 
@@ -59,10 +61,17 @@ class WebServer:
 
 
 def serve_table(
-    table: Table, host: str = "127.0.0.1", port: int = 0, table_code: str | None = None
+    table: Table,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    table_code: str | None = None,
+    camera: Callable[[], np.ndarray | None] | None = None,
 ) -> WebServer:
-    """The page of ``table`` served on ``host``:``port``; its table code is ``.table_code``."""
-    app = create_app(table, table_code=table_code)
+    """The page of ``table`` served on ``host``:``port``; its table code is ``.table_code``.
+
+    ``camera`` returns the camera's latest frame (BGR) for the calibration wizard, if any.
+    """
+    app = create_app(table, table_code=table_code, camera=camera)
     server = WebServer(app, host, port)
     server.table_code = app.extensions["catan"].table_code
     return server
