@@ -965,6 +965,8 @@ class Game:
                     break
             else:
                 return False
+        if not self.hooks:  # the usual case: no generator for an empty loop
+            return True
         return all(hook.settlement_error(self, p, v, founding) is None for hook in self.hooks)
 
     def _settlement_corners(self, p: int) -> list[int]:
