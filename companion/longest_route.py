@@ -92,8 +92,9 @@ def longest_route(
     straight_corners = {v for v in at if straight(v)}
     chains, covered = _fold(at, edge_kind, straight_corners.__contains__)
     best = max((c.length for c in chains), default=0)
-    # Parts of the network with no junction are plain cycles: all one route.
-    best = max(best, _plain_cycles(at, covered, edge_vertices))
+    if len(covered) < len(mine):
+        # Parts of the network with no junction are plain cycles: all one route.
+        best = max(best, _plain_cycles(at, covered, edge_vertices))
     if not chains:
         return best
 
@@ -106,7 +107,7 @@ def longest_route(
         else:  # a loop meets its junction twice
             ends[c.a].append((i, c.a, c.kind_at_a, c.kind_at_b, c.length))
 
-    total = sum(c.length for c in chains)
+    total = len(covered)  # every piece a chain covers, once
     # The bound pays for itself only where there are many ways round: on the few chains of
     # an ordinary game the plain search is faster.
     prune = len(chains) > 8
