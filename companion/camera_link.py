@@ -146,8 +146,9 @@ class CameraLink:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._health: tuple[bool, str] | None = None
-        #: what the link did, newest last: (timestamp, "applied"|"pending", text)
-        self.log: list[tuple[float, str, str]] = []
+        #: what the link did, newest last: (timestamp, "applied"|"pending", text); bounded,
+        #: the camera runs all game long
+        self.log: deque[tuple[float, str, str]] = deque(maxlen=1000)
 
     # -- lifecycle ---------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,9 +56,34 @@ class WebPage(Protocol):
     def close(self) -> None: ...
 
 
-#: Starts the page of a table; the CLI passes web.server.serve_table (companion never
-#: imports web: the dependency goes the other way, DESIGN.md).
-WebStarter = Callable[[Table], WebPage]
+#: Starts the page of a table's host; the CLI passes a call of web.server.serve_table (companion
+#: never imports web: the dependency goes the other way, DESIGN.md).
+WebStarter = Callable[["TableHost"], WebPage]
+
+
+class LatestFrame:
+    """A capture source passed through, remembering its latest frame for the page's
+    calibration wizard (read from another thread)."""
+
+    def __init__(self, source: Iterable[tuple[float, Any]]):
+        self.source = source
+        self._frame: Any = None
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[tuple[float, Any]]:
+        for t, frame in self.source:
+            with self._lock:
+                self._frame = frame
+            yield t, frame
+
+    def latest(self) -> Any:
+        with self._lock:
+            return self._frame
+
+    def close(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
 
 
 @dataclass
@@ -68,8 +93,12 @@ class TableHost:
     jgame: JournaledGame
     web: WebStarter | None = None
     tower_url: str | None = None
+    #: a camera index or URL whose view follows the game (vision.capture, vision.tracker)
+    camera: str | None = None
     table: Table = field(init=False)
     server: WebPage | None = None
+    camera_link: Any = None
+    frames: LatestFrame | None = None
     tower: Any = None
     link: TowerLink | None = None
     _threads: list[threading.Thread] = field(default_factory=list)
@@ -89,9 +118,34 @@ class TableHost:
 
     def start(self) -> None:
         self.table.start()
+        self._make_camera_link()  # before the page, which confirms what the camera proposes
         if self.web is not None:
-            self.server = self.web(self.table)
+            self.server = self.web(self)
         self._start_tower()
+        if self.camera_link is not None:
+            self.camera_link.start()
+
+    def latest_frame(self) -> Any:
+        """The camera's latest frame (BGR), or None (no camera, or no frame yet)."""
+        return None if self.frames is None else self.frames.latest()
+
+    def _make_camera_link(self) -> None:
+        if self.camera is None:
+            self.table.post(ReportPart("camera", False, "no camera: enter moves on the page"))
+            return
+        from companion.camera_link import CameraLink
+        from vision.capture import CameraSource
+        from vision.tracker import Tracker
+
+        try:
+            source = CameraSource(int(self.camera) if self.camera.isdigit() else self.camera)
+        except (OSError, ValueError) as exc:
+            log.warning("camera %s: %s; the game goes on without it", self.camera, exc)
+            self.table.post(ReportPart("camera", False, str(exc)))
+            return
+        self.frames = LatestFrame(source)
+        kind = self.jgame.game.board.kind
+        self.camera_link = CameraLink(self.table, self.frames, Tracker(kind=kind))
 
     def _start_tower(self) -> None:
         if self.tower_url is None:
@@ -146,6 +200,8 @@ class TableHost:
 
     def stop(self) -> None:
         self._stopping.set()
+        if self.camera_link is not None:
+            self.camera_link.stop()
         if self.link is not None:
             self.link.stop()
         if self.tower is not None:

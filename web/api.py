@@ -482,10 +482,55 @@ def _setup(game: Game) -> dict[str, Any]:
 
 @api.get("/proposals")
 def get_proposals() -> Response:
-    # The camera's proposals will come from companion.reconcile; until it exists the list is
-    # empty and the page says that no camera is connected.
-    camera = _ctx().table.state()["parts"].get("camera")
-    return jsonify({"camera": camera, "proposals": []})
+    """What the camera proposes (to confirm) and what it saw that the game does not allow."""
+    ctx = _ctx()
+    camera = ctx.table.state()["parts"].get("camera")
+    link = ctx.camera_link
+    pending = link.pending() if link is not None else {"proposals": [], "discrepancies": []}
+    return jsonify({"camera": camera, **pending})
+
+
+@api.post("/proposals/<int:item_id>/confirm")
+def confirm_proposal(item_id: int) -> Response:
+    """Apply a camera proposal, with the choice it asks for (e.g. the robber's victim)."""
+    _require_player()
+    choice = _body().get("choice")
+    if choice is not None and not isinstance(choice, str):
+        raise ApiError(400, "choice: must be a player's colour or left out")
+    link = _camera_link()
+    try:
+        link.confirm(item_id, choice)
+    except IllegalAction as exc:
+        raise ApiError(409, str(exc)) from None
+    except ValueError as exc:
+        unknown = str(exc).startswith("no camera proposal")
+        raise ApiError(404 if unknown else 400, str(exc)) from None
+    return jsonify({"ok": True, **link.pending()})
+
+
+@api.post("/proposals/<int:item_id>/dismiss")
+def dismiss_proposal(item_id: int) -> Response:
+    """Drop a proposal or a discrepancy the table has dealt with."""
+    _require_player()
+    link = _camera_link()
+    try:
+        link.dismiss(item_id)
+    except ValueError as exc:
+        raise ApiError(404, str(exc)) from None
+    return jsonify({"ok": True, **link.pending()})
+
+
+def _camera_version(ctx: WebContext) -> str | None:
+    """What the camera has waiting for the page, as a comparable text (None: no camera)."""
+    link = ctx.camera_link
+    return None if link is None else json.dumps(link.pending(), sort_keys=True)
+
+
+def _camera_link() -> Any:
+    link = _ctx().camera_link
+    if link is None:
+        raise ApiError(409, "no camera is connected: enter what happens with the controls")
+    return link
 
 
 # -- live updates ----------------------------------------------------------------------------
@@ -532,6 +577,7 @@ def events() -> Response:
         yield "retry: 1000\n\n"
         yield _sse("state", first, first["version"])
         seen_offers = ctx.offers.version
+        seen_camera = _camera_version(ctx)
         if player is not None:
             yield offers()
         quiet_since = time.monotonic()
@@ -543,6 +589,11 @@ def events() -> Response:
                 seen_offers = ctx.offers.version
                 quiet_since = time.monotonic()
                 yield offers()
+            camera = _camera_version(ctx)
+            if camera != seen_camera:  # the camera proposes something, or an item went
+                seen_camera = camera
+                quiet_since = time.monotonic()
+                yield _sse("camera", {"changed": True})
             if update is None:
                 if time.monotonic() - quiet_since >= ctx.heartbeat:
                     quiet_since = time.monotonic()

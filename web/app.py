@@ -82,6 +82,9 @@ class WebContext:
     #: returns the table camera's latest BGR uint8 frame (H, W, 3), or None before the first;
     #: None when no camera is connected (the calibration wizard then cannot run)
     camera: Callable[[], np.ndarray | None] | None = None
+    #: the camera link (companion.camera_link.CameraLink): its pending proposals and
+    #: discrepancies, confirmed or dismissed from the page; None without a camera
+    camera_link: Any = None
 
 
 def create_app(
@@ -98,6 +101,7 @@ def create_app(
     bind_rate: tuple[float, float] = (5.0, 0.1),
     clock: Callable[[], float] = time.monotonic,
     camera: Callable[[], np.ndarray | None] | None = None,
+    camera_link: Any = None,
 ) -> Flask:
     """The web app of ``table`` (which the caller starts and stops).
 
@@ -139,6 +143,7 @@ def create_app(
         post_limiter=RateLimiter(*post_rate, clock=clock),
         bind_limiter=RateLimiter(*bind_rate, clock=clock),
         camera=camera,
+        camera_link=camera_link,
     )
 
     from web.api import api

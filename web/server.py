@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from flask import Flask
@@ -66,12 +67,14 @@ def serve_table(
     port: int = 0,
     table_code: str | None = None,
     camera: Callable[[], np.ndarray | None] | None = None,
+    camera_link: Any = None,
 ) -> WebServer:
     """The page of ``table`` served on ``host``:``port``; its table code is ``.table_code``.
 
-    ``camera`` returns the camera's latest frame (BGR) for the calibration wizard, if any.
+    ``camera`` returns the camera's latest frame (BGR) for the calibration wizard, if any;
+    ``camera_link`` (companion.camera_link.CameraLink) lets the page confirm what it saw.
     """
-    app = create_app(table, table_code=table_code, camera=camera)
+    app = create_app(table, table_code=table_code, camera=camera, camera_link=camera_link)
     server = WebServer(app, host, port)
     server.table_code = app.extensions["catan"].table_code
     return server

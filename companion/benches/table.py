@@ -95,7 +95,9 @@ def _new_host(tmp: Path, n: int, seed: int) -> TableHost:
     colors = ["red", "blue", "white", "orange"]
     board = random_board(4, seed=seed)
     jg = JournaledGame.create(tmp / f"bench{n}.sqlite", board, colors, seed=seed)
-    host = TableHost(jg, web=serve_table, tower_url=f"sim://bench-table-{n}?seed={seed}")
+    host = TableHost(
+        jg, web=lambda h: serve_table(h.table), tower_url=f"sim://bench-table-{n}?seed={seed}"
+    )
     host.start()
     return host
 
@@ -154,7 +156,7 @@ def measure_memory(tmp: Path, actions: int) -> dict[str, Any]:
     board = random_board(4, seed=99)
     rules = Rules(victory_points=99)
     jg = JournaledGame.create(tmp / "session.sqlite", board, colors, rules, seed=99)
-    host = TableHost(jg, web=serve_table, tower_url="sim://bench-session")
+    host = TableHost(jg, web=lambda h: serve_table(h.table), tower_url="sim://bench-session")
     host.start()
     page = PageClient(host.url)
     page.start()

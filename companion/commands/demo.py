@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         board, rules = random_board(args.players, seed=args.seed), None
     jgame = open_or_create(journal, board, players, args.seed, rules)
     host = TableHost(
-        jgame, web=lambda t: serve_table(t, args.host, args.port), tower_url="sim://demo"
+        jgame, web=lambda h: serve_table(h.table, args.host, args.port), tower_url="sim://demo"
     )
     try:
         host.start()

@@ -24,8 +24,10 @@ COLORS = ("red", "blue", "white", "orange", "green", "brown")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--camera", help="camera index or URL: it follows the game (and reads a new board)"
+    )
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--camera", help="camera index or URL to read the board from")
     source.add_argument("--photo", type=Path, help="read the board from this photo")
     source.add_argument("--board", type=Path, help="the board as JSON (see read-board --json)")
     parser.add_argument("--serial", help="dice tower port (/dev/ttyACM0, or sim://NAME)")
@@ -133,7 +135,12 @@ def run(args: argparse.Namespace) -> int:
         check_setup(board, len(players), args.accept_setup)
     jgame = open_or_create(journal, board, players, args.seed, rules)
     host = TableHost(
-        jgame, web=lambda t: serve_table(t, args.host, args.port), tower_url=args.serial
+        jgame,
+        web=lambda h: serve_table(
+            h.table, args.host, args.port, camera=h.latest_frame, camera_link=h.camera_link
+        ),
+        tower_url=args.serial,
+        camera=args.camera,
     )
     try:
         host.start()

@@ -446,9 +446,9 @@ def test_setup_of_a_two_player_game_is_checked_as_the_base_game(tmp_path: Path) 
         table.stop()
 
 
-def test_proposals_placeholder_reports_the_camera(client: FlaskClient) -> None:
+def test_without_a_camera_nothing_is_proposed(client: FlaskClient) -> None:
     body = client.get("/api/proposals").get_json()
-    assert body == {"camera": None, "proposals": []}
+    assert body == {"camera": None, "proposals": [], "discrepancies": []}
 
 
 def test_page_and_static_assets(client: FlaskClient) -> None:

@@ -168,6 +168,7 @@ function connect() {
     }
     setState(state);
   });
+  source.addEventListener("camera", () => refreshCamera());
   source.addEventListener("offers", (e) => {
     S.offers = JSON.parse(e.data).offers;
     renderOffers();
@@ -244,9 +245,32 @@ async function refreshCamera() {
     const cam = data.camera;
     const status = cam ? `${cam.up ? "Camera running" : "Camera down"}${cam.detail ? `: ${esc(cam.detail)}` : ""}`
       : "No camera connected: enter what happens with the controls.";
-    const items = data.proposals.map((p) => `<li>${esc(p.text || JSON.stringify(p))}</li>`).join("");
+    const bound = Boolean(S.session && S.session.player);
+    const item = (p, kind) => {
+      const choices = (p.choices || []).map((c) => `<option value="${esc(c)}">${esc(cap(c))}</option>`).join("");
+      const pick = choices ? `<select aria-label="Who was robbed" data-choice="${p.id}">${choices}</select>` : "";
+      const buttons = !bound ? "" : (kind === "proposal"
+        ? `${pick}<button type="button" data-confirm="${p.id}">Confirm</button>`
+        : "") + `<button type="button" data-dismiss="${p.id}">Dismiss</button>`;
+      const fix = p.fix ? ` <span class="small">${esc(p.fix)}</span>` : "";
+      return `<li>${esc(p.text || "")}${fix} ${buttons}</li>`;
+    };
+    const items = data.proposals.map((p) => item(p, "proposal"))
+      .concat((data.discrepancies || []).map((p) => item(p, "discrepancy"))).join("");
     box.innerHTML = `<p class="small">${status}</p>` +
       (items ? `<ol class="log">${items}</ol>` : `<p class="small">No proposals to confirm.</p>`);
+    box.querySelectorAll("[data-confirm]").forEach((b) => b.addEventListener("click", async () => {
+      const sel = box.querySelector(`[data-choice="${b.dataset.confirm}"]`);
+      try {
+        await api(`/api/proposals/${b.dataset.confirm}/confirm`, { body: sel ? { choice: sel.value } : {} });
+        say("Done.", true);
+      } catch (err) { say(err.message); }
+      refreshCamera();
+    }));
+    box.querySelectorAll("[data-dismiss]").forEach((b) => b.addEventListener("click", async () => {
+      try { await api(`/api/proposals/${b.dataset.dismiss}/dismiss`, { method: "POST" }); } catch (err) { say(err.message); }
+      refreshCamera();
+    }));
   } catch (err) {
     box.textContent = err.message;
   }
