@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -945,8 +945,9 @@ class Game:
         return out
 
     def _can_place_free_route_piece(self, p: int) -> bool:
-        return (self.roads_left[p] > 0 and any(self._road_edges(p, ROAD))) or (
-            self.ships_left[p] > 0 and any(self._road_edges(p, SHIP))
+        # Sides are numbered from 0: ask whether there is one, not whether one is truthy.
+        return (self.roads_left[p] > 0 and _exists(self._road_edges(p, ROAD))) or (
+            self.ships_left[p] > 0 and _exists(self._road_edges(p, SHIP))
         )
 
     def _settlement_spot_ok(self, p: int, v: int, founding: bool) -> bool:
@@ -1791,6 +1792,14 @@ class Game:
             "trade_ratios": {RESOURCES[i].value: r for i, r in enumerate(self.trade_ratios[p])},
         }
         return view
+
+
+def _exists(items: Iterable[object]) -> bool:
+    """Whether ``items`` yields anything at all (even a 0)."""
+    return next(iter(items), _NOTHING) is not _NOTHING
+
+
+_NOTHING = object()
 
 
 def _affords(hand: Sequence[int], cost: Sequence[int]) -> bool:

@@ -300,3 +300,13 @@ def test_random_seafarers_games_keep_every_card_and_piece(seed):
             )
             assert on_board + game.ships_left[p] == 15
     assert {"BuildShip", "MovePirate"} <= kinds_seen
+
+
+def test_a_free_side_numbered_0_is_a_place_for_road_building():
+    # Sides are numbered from 0: "is there a place" must not read side 0 as "no".
+    game = founded()
+    red = game.seat("red")
+    game._road_edges = lambda p, kind=1: iter([0])  # only side 0 is free for red
+    assert game._can_place_free_route_piece(red)
+    game._road_edges = lambda p, kind=1: iter([])
+    assert not game._can_place_free_route_piece(red)
