@@ -39,7 +39,7 @@ from companion.actions import MovePirate, MoveRobber
 from companion.board import Hex
 from companion.game import Game, IllegalAction
 from companion.reconcile import Discrepancy, Proposal, Seen, SeenBoard, reconcile
-from companion.table import ApplyAction, Inspect, ReportPart, Table
+from companion.table import ApplyAction, Inspect, ReportPart, Table, UpdateQueue
 
 log = logging.getLogger(__name__)
 
@@ -67,30 +67,8 @@ class Pending:
         return {"id": self.id, "kind": "discrepancy", **self.discrepancy.to_json()}
 
 
-class PendingUpdates:
-    """A bounded queue of the link's updates for one reader (the web page's stream)."""
-
-    def __init__(self, maxlen: int = 64):
-        self._items: deque[dict[str, Any]] = deque(maxlen=maxlen)
-        self._ready = threading.Condition()
-        self.closed = False
-
-    def _put(self, item: dict[str, Any]) -> None:
-        with self._ready:
-            self._items.append(item)
-            self._ready.notify()
-
-    def get(self, timeout: float | None = None) -> dict[str, Any] | None:
-        """The next update, or None after ``timeout`` seconds (or when closed)."""
-        with self._ready:
-            if not self._items and not self.closed:
-                self._ready.wait(timeout)
-            return self._items.popleft() if self._items else None
-
-    def close(self) -> None:
-        with self._ready:
-            self.closed = True
-            self._ready.notify_all()
+#: A reader's queue of the link's updates (the web page's stream).
+PendingUpdates = UpdateQueue
 
 
 def with_robber(game: Game, observation: SeenBoard) -> SeenBoard:

@@ -84,11 +84,11 @@ class _Message:
     reply: Future[Any] = field(default_factory=Future)
 
 
-class Subscription:
-    """A subscriber's bounded queue of published updates."""
+class UpdateQueue:
+    """A bounded queue of updates for one reader: the oldest is dropped when it is full (and
+    ``lagged`` says so, so the reader re-reads the whole state); ``get`` waits for the next."""
 
-    def __init__(self, table: Table, maxlen: int):
-        self._table = table
+    def __init__(self, maxlen: int = 64):
         self._items: deque[dict[str, Any]] = deque(maxlen=maxlen)
         self._ready = threading.Condition()
         self.lagged = False
@@ -112,6 +112,17 @@ class Subscription:
         with self._ready:
             self.closed = True
             self._ready.notify_all()
+
+
+class Subscription(UpdateQueue):
+    """A subscriber's queue of the Table's published updates."""
+
+    def __init__(self, table: Table, maxlen: int):
+        super().__init__(maxlen)
+        self._table = table
+
+    def close(self) -> None:
+        super().close()
         self._table._unsubscribe(self)
 
 
