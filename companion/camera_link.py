@@ -139,12 +139,14 @@ class CameraLink:
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
-        close = getattr(self.source, "close", None)
-        if close is not None:
-            close()
+        # The loop stops after its frame; only then is the source closed: releasing a camera
+        # from another thread in the middle of a read can block (OpenCV).
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
         with self._lock:
             readers = list(self._readers)
         for r in readers:

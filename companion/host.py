@@ -125,6 +125,22 @@ class TableHost:
         if self.camera_link is not None:
             self.camera_link.start()
 
+    def camera_view(self) -> bytes | None:
+        """The camera's latest frame as a JPEG, with the grid the tracker registered drawn
+        on it (the page shows it on request); None without a frame."""
+        frame = self.latest_frame()
+        if frame is None:
+            return None
+        import cv2
+
+        from vision.debug import draw_camera_grid
+
+        detector = getattr(getattr(self.camera_link, "tracker", None), "detector", None)
+        if detector is not None:
+            frame = draw_camera_grid(frame, detector.homography, detector.hexes)
+        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return jpeg.tobytes() if ok else None
+
     def latest_frame(self) -> Any:
         """The camera's latest frame (BGR), or None (no camera, or no frame yet)."""
         return None if self.frames is None else self.frames.latest()

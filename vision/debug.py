@@ -13,12 +13,13 @@ Written by ``read_board(..., debug_dir=DIR)`` and ``catan-companion read-board -
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from companion.board import Board, hex_center, hex_corner_points
+from companion.board import Board, Hex, hex_center, hex_corner_points
 from vision.register import Registration, project
 
 _TERRAIN_INITIAL = {
@@ -69,6 +70,19 @@ def draw_grid(top: np.ndarray, plane_to_top: np.ndarray, reg: Registration) -> n
             1,
             cv2.LINE_AA,
         )
+    return out
+
+
+def draw_camera_grid(frame: np.ndarray, homography: np.ndarray, hexes: Iterable[Hex]) -> np.ndarray:
+    """The camera's frame (BGR uint8) with the registered hex grid drawn on it.
+
+    ``homography`` maps the board plane (hex radius 1, :func:`companion.board.hex_center`)
+    to the frame's pixels.
+    """
+    out = frame.copy()
+    for h in hexes:
+        poly = project(homography, np.array(hex_corner_points(h)))
+        cv2.polylines(out, [np.round(poly).astype(np.int32)], True, (255, 255, 0), 2, cv2.LINE_AA)
     return out
 
 

@@ -520,6 +520,21 @@ def dismiss_proposal(item_id: int) -> Response:
     return jsonify({"ok": True, **link.pending()})
 
 
+@api.get("/camera.jpg")
+def camera_view() -> Response:
+    """What the camera sees, with the grid it registered drawn on it (on request).
+
+    For a bound phone or the big screen only: the camera may see cards in someone's hand.
+    """
+    ctx = _ctx()
+    if _viewer() is None and not _is_loopback():
+        raise ApiError(403, "bind this phone to a player to see the camera")
+    view = ctx.camera_view() if ctx.camera_view is not None else None
+    if view is None:
+        raise ApiError(404, "no camera picture yet (is a camera connected?)")
+    return Response(view, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
 def _camera_version(ctx: WebContext) -> str | None:
     """What the camera has waiting for the page, as a comparable text (None: no camera)."""
     link = ctx.camera_link

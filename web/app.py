@@ -85,6 +85,8 @@ class WebContext:
     #: the camera link (companion.camera_link.CameraLink): its pending proposals and
     #: discrepancies, confirmed or dismissed from the page; None without a camera
     camera_link: Any = None
+    #: returns the camera's view as a JPEG with the detected grid drawn on it, or None
+    camera_view: Callable[[], bytes | None] | None = None
 
 
 def create_app(
@@ -102,6 +104,7 @@ def create_app(
     clock: Callable[[], float] = time.monotonic,
     camera: Callable[[], np.ndarray | None] | None = None,
     camera_link: Any = None,
+    camera_view: Callable[[], bytes | None] | None = None,
 ) -> Flask:
     """The web app of ``table`` (which the caller starts and stops).
 
@@ -144,6 +147,7 @@ def create_app(
         bind_limiter=RateLimiter(*bind_rate, clock=clock),
         camera=camera,
         camera_link=camera_link,
+        camera_view=camera_view,
     )
 
     from web.api import api

@@ -68,13 +68,20 @@ def serve_table(
     table_code: str | None = None,
     camera: Callable[[], np.ndarray | None] | None = None,
     camera_link: Any = None,
+    camera_view: Callable[[], bytes | None] | None = None,
 ) -> WebServer:
     """The page of ``table`` served on ``host``:``port``; its table code is ``.table_code``.
 
     ``camera`` returns the camera's latest frame (BGR) for the calibration wizard, if any;
     ``camera_link`` (companion.camera_link.CameraLink) lets the page confirm what it saw.
     """
-    app = create_app(table, table_code=table_code, camera=camera, camera_link=camera_link)
+    app = create_app(
+        table,
+        table_code=table_code,
+        camera=camera,
+        camera_link=camera_link,
+        camera_view=camera_view,
+    )
     server = WebServer(app, host, port)
     server.table_code = app.extensions["catan"].table_code
     return server

@@ -137,7 +137,12 @@ def run(args: argparse.Namespace) -> int:
     host = TableHost(
         jgame,
         web=lambda h: serve_table(
-            h.table, args.host, args.port, camera=h.latest_frame, camera_link=h.camera_link
+            h.table,
+            args.host,
+            args.port,
+            camera=h.latest_frame,
+            camera_link=h.camera_link,
+            camera_view=h.camera_view,
         ),
         tower_url=args.serial,
         camera=args.camera,

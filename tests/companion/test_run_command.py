@@ -126,3 +126,55 @@ def test_run_a_scenario_lays_out_its_map_and_rules(tmp_path):
     jg = JournaledGame.open(tmp_path / "j.sqlite")
     assert jg.game.rules.victory_points == 13 and jg.game.rules.ships == 15
     jg.close()
+
+
+def test_run_with_a_camera_shows_its_view_on_request(tmp_path):
+    import cv2
+    import numpy as np
+
+    from vision.synth.render import render_board
+
+    board = random_board(4, seed=3)
+    board.save(tmp_path / "board.json")
+    image = render_board(board, width=640, height=480, rng=3).image
+    video = tmp_path / "camera.avi"  # a video file stands in for the webcam
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+    for _ in range(5):
+        writer.write(image)
+    writer.release()
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion.cli",
+        "run",
+        "--board",
+        str(tmp_path / "board.json"),
+        "--camera",
+        str(video),
+        "--port",
+        "0",
+        "--journal",
+        str(tmp_path / "j.sqlite"),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        url = proc.stdout.readline().split("open ", 1)[1].strip()
+        stream = urllib.request.urlopen(url + "api/events", timeout=30)
+        for raw in stream:  # wait on the live stream (no sleeping) for the camera's first report
+            if raw.startswith(b"data:"):
+                update = json.loads(raw[5:])
+                camera = update.get("state", {}).get("parts", {}).get("camera", {})
+                if update.get("type") == "parts" and "no camera" not in camera.get("detail", ""):
+                    break
+        with urllib.request.urlopen(url + "api/camera.jpg", timeout=10) as r:
+            picture = np.frombuffer(r.read(), np.uint8)
+        assert cv2.imdecode(picture, cv2.IMREAD_COLOR).shape == (480, 640, 3)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0

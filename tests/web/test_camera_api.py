@@ -82,3 +82,25 @@ def test_spectators_cannot_confirm_and_no_camera_is_said_plainly(camera_app, tmp
     r = plain.post("/api/proposals/1/dismiss", json={}, headers=bind(plain, "red", "CAM124"))
     assert r.status_code == 409 and "no camera" in r.get_json()["error"]
     table.stop()
+
+
+def test_the_camera_view_is_shown_on_request_to_players_only(tmp_path):
+    import cv2
+    import numpy as np
+
+    table = make_table(tmp_path / "v.sqlite")
+    frame = np.full((60, 80, 3), 120, np.uint8)
+    jpeg = cv2.imencode(".jpg", frame)[1].tobytes()
+    app = create_app(table, table_code="CAM125", camera_view=lambda: jpeg)
+    client = app.test_client()
+    # the test client is not on the loopback of a real socket: an unbound page is refused
+    assert (
+        client.get("/api/camera.jpg", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 403
+    )
+    bind(client, "blue", "CAM125")
+    r = client.get("/api/camera.jpg")
+    assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data == jpeg
+    none = create_app(table, table_code="CAM126", camera_view=lambda: None).test_client()
+    bind(none, "blue", "CAM126")
+    assert none.get("/api/camera.jpg").status_code == 404
+    table.stop()

@@ -257,8 +257,17 @@ async function refreshCamera() {
     };
     const items = data.proposals.map((p) => item(p, "proposal"))
       .concat((data.discrepancies || []).map((p) => item(p, "discrepancy"))).join("");
-    box.innerHTML = `<p class="small">${status}</p>` +
+    const view = cam && cam.up
+      ? `<p><button type="button" id="camera-show">Show the camera's view</button></p><img id="camera-view" alt="What the camera sees, with the grid it found" hidden>`
+      : "";
+    box.innerHTML = `<p class="small">${status}</p>` + view +
       (items ? `<ol class="log">${items}</ol>` : `<p class="small">No proposals to confirm.</p>`);
+    const show = $("camera-show");
+    if (show) show.addEventListener("click", () => {
+      const img = $("camera-view");
+      img.src = `/api/camera.jpg?t=${Date.now()}`;  // on request: a fresh picture each time
+      img.hidden = false;
+    });
     box.querySelectorAll("[data-confirm]").forEach((b) => b.addEventListener("click", async () => {
       const sel = box.querySelector(`[data-choice="${b.dataset.confirm}"]`);
       try {
