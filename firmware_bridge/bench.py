@@ -336,7 +336,7 @@ def _count(
     lost = r.failed
     duplicated = 0
     if tower.device is not None:
-        executions = tower.device.log
+        executions = list(tower.device.log)
         runs: Counter[tuple[int, int]] = Counter()
         for e in executions:
             if e.type == MsgType.SET_LEDS:

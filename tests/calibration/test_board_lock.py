@@ -52,7 +52,9 @@ def test_a_knocked_camera_is_noticed_and_the_board_found_again(locked) -> None:
     assert status.shift_px > 8
     truth = np.vstack([knock, [0, 0, 1]]) @ render.homography
     assert np.abs(where(status.homography) - where(truth)).max() < 1.0
-    assert status.camera_moved is (True if seed == 0 else None)
+    # On a textured table the lock tells a knocked camera; on a plain one it may not know
+    # (None), but it must never say the board moved.
+    assert status.camera_moved is True if seed == 0 else status.camera_moved in (True, None)
     assert "moved" in status.reason
 
 
@@ -62,7 +64,7 @@ def test_a_pushed_board_is_told_from_a_knocked_camera(locked) -> None:
     status = lock.check(pushed.image)
     assert status.state == "moved"
     assert np.abs(where(status.homography) - where(pushed.homography)).max() < 1.0
-    assert status.camera_moved is (False if seed == 0 else None)
+    assert status.camera_moved is False if seed == 0 else status.camera_moved in (False, None)
     # The new registration locks again.
     relocked = lock.relock(pushed.image, status.homography)
     assert relocked.check(pushed.image).state == "locked"
