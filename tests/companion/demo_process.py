@@ -1,4 +1,4 @@
-"""Start ``catan-companion demo`` as a separate process, for the end-to-end and crash tests."""
+"""Start ``catan-companion demo`` or ``run`` as a separate process, for end-to-end tests."""
 
 from __future__ import annotations
 
@@ -8,20 +8,10 @@ import sys
 from pathlib import Path
 
 
-def start_demo(journal: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """The demo on a free port with ``journal``; returns the process and its page's URL."""
+def start_companion(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """``catan-companion ARGS`` (demo or run) started; returns the process and its page's URL."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion.cli",
-            "demo",
-            "--port",
-            "0",
-            "--journal",
-            str(journal),
-            *extra,
-        ],
+        [sys.executable, "-m", "companion.cli", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -29,5 +19,10 @@ def start_demo(journal: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     )
     assert proc.stdout is not None
     first = proc.stdout.readline()
-    assert "open http://" in first, f"the demo did not start: {first!r}"
+    assert "open http://" in first, f"the companion did not start: {first!r}"
     return proc, first.split("open ", 1)[1].strip()
+
+
+def start_demo(journal: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """The demo on a free port with ``journal``; returns the process and its page's URL."""
+    return start_companion("demo", "--port", "0", "--journal", str(journal), *extra)

@@ -1,13 +1,11 @@
 """catan-companion run: a real table's start-up, with the board from a file and the sim tower."""
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import urllib.request
 
 import pytest
+from demo_process import start_companion
 
 from companion.board import Board, hex_neighbours
 from companion.cli import main
@@ -56,10 +54,7 @@ def test_a_board_with_adjacent_red_numbers_is_refused_with_the_rule(tmp_path, ca
 def test_run_serves_the_game_and_stops_cleanly_on_sigterm(tmp_path, tower):
     board = tmp_path / "board.json"
     random_board(4, seed=3).save(board)
-    cmd = [
-        sys.executable,
-        "-m",
-        "companion.cli",
+    args = [
         "run",
         "--board",
         str(board),
@@ -71,16 +66,9 @@ def test_run_serves_the_game_and_stops_cleanly_on_sigterm(tmp_path, tower):
         str(tmp_path / "j.sqlite"),
     ]
     if tower:
-        cmd += ["--serial", tower]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+        args += ["--serial", tower]
+    proc, url = start_companion(*args)
     try:
-        url = proc.stdout.readline().split("open ", 1)[1].strip()
         with urllib.request.urlopen(url + "api/state", timeout=10) as r:
             state = json.load(r)
         assert [p["color"] for p in state["players"]] == ["blue", "white", "orange"]
@@ -91,10 +79,7 @@ def test_run_serves_the_game_and_stops_cleanly_on_sigterm(tmp_path, tower):
 
 
 def test_run_a_scenario_lays_out_its_map_and_rules(tmp_path):
-    cmd = [
-        sys.executable,
-        "-m",
-        "companion.cli",
+    args = [
         "run",
         "--scenario",
         "four-islands",
@@ -107,15 +92,8 @@ def test_run_a_scenario_lays_out_its_map_and_rules(tmp_path):
         "--journal",
         str(tmp_path / "j.sqlite"),
     ]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    proc, url = start_companion(*args)
     try:
-        url = proc.stdout.readline().split("open ", 1)[1].strip()
         with urllib.request.urlopen(url + "api/board", timeout=10) as r:
             board = json.load(r)["board"]
         assert board["kind"] == "seafarers"
@@ -142,10 +120,7 @@ def test_run_with_a_camera_shows_its_view_on_request(tmp_path):
     for _ in range(5):
         writer.write(image)
     writer.release()
-    cmd = [
-        sys.executable,
-        "-m",
-        "companion.cli",
+    args = [
         "run",
         "--board",
         str(tmp_path / "board.json"),
@@ -156,15 +131,8 @@ def test_run_with_a_camera_shows_its_view_on_request(tmp_path):
         "--journal",
         str(tmp_path / "j.sqlite"),
     ]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    proc, url = start_companion(*args)
     try:
-        url = proc.stdout.readline().split("open ", 1)[1].strip()
         stream = urllib.request.urlopen(url + "api/events", timeout=30)
         for raw in stream:  # wait on the live stream (no sleeping) for the camera's first report
             if raw.startswith(b"data:"):
