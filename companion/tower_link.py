@@ -53,6 +53,9 @@ class TowerLink:
         self._unsubscribe: Callable[[], None] | None = None
         self._sub: Subscription | None = None
         self._thread: threading.Thread | None = None
+        #: the version of the Table's latest update the tower has been shown
+        self.shown_version = 0
+        self._shown = threading.Condition()
 
     def start(self) -> None:
         self._unsubscribe = self.tower.subscribe(self._on_tower_event)
@@ -101,13 +104,22 @@ class TowerLink:
         assert self._sub is not None
         while not self._sub.closed:
             update = self._sub.get(timeout=0.5)
-            if update is None or update.get("type") != "events":
+            if update is None:
                 continue
-            try:
-                self._show(update)
-            except Exception as exc:  # the tower failing must not stop the link
-                log.warning("dice tower: %s", exc)
-                self.table.post(ReportPart("tower", False, str(exc)))
+            if update.get("type") == "events":
+                try:
+                    self._show(update)
+                except Exception as exc:  # the tower failing must not stop the link
+                    log.warning("dice tower: %s", exc)
+                    self.table.post(ReportPart("tower", False, str(exc)))
+            with self._shown:
+                self.shown_version = update["version"]
+                self._shown.notify_all()
+
+    def wait_shown(self, version: int, timeout: float = 5.0) -> bool:
+        """Wait until the tower shows the Table's update ``version`` (True) or time runs out."""
+        with self._shown:
+            return self._shown.wait_for(lambda: self.shown_version >= version, timeout)
 
     def _show(self, update: dict[str, Any]) -> None:
         for event in update["events"]:

@@ -62,12 +62,8 @@ def test_the_button_rolls_for_the_current_player_and_lights_the_producing_hexes(
     assert history[-1].source == "button" and list(history[-1].dice) == rolled["dice"]
     if rolled["total"] != 7:
         lit = set(led_map.leds_of([tuple(h) for h in rolled["producing"]]))
-        # the link lights the LEDs from its own thread: a ping after it is a barrier
-        for _ in range(20):
-            tower.ping()
-            on = {i for i, rgb in enumerate(device.state.leds) if rgb == PRODUCING_RGB}
-            if on == lit:
-                break
+        assert link.wait_shown(update["version"])  # the link lights the LEDs in its thread
+        on = {i for i, rgb in enumerate(device.state.leds) if rgb == PRODUCING_RGB}
         assert on == lit
 
 
@@ -89,11 +85,8 @@ def test_the_turn_light_follows_the_current_player(rig):
     sub = table.subscribe()
     table.call(ApplyAction(link_roll(table)))
     table.call(ApplyAction(EndTurn("red")))
-    wait_for(sub, lambda u: any(e["type"] == "turn" for e in u.get("events", [])))
-    for _ in range(20):
-        tower.ping()
-        if device.state.player == 1:
-            break
+    update = wait_for(sub, lambda u: any(e["type"] == "turn" for e in u.get("events", [])))
+    assert link.wait_shown(update["version"])  # the tower answered the link's SET_PLAYER
     assert device.state.player == 1 and device.state.player_color == PLAYER_RGB["blue"]
 
 
