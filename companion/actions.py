@@ -286,6 +286,17 @@ ACTION_TYPES: dict[str, type[Action]] = {
 }
 
 
+def register_action(cls: type[Action]) -> type[Action]:
+    """Make a scenario's action class known to :func:`action_from_json` (usable as a decorator).
+
+    Its ``type`` must be new: a name already taken raises :class:`ValueError`.
+    """
+    if not cls.type or ACTION_TYPES.get(cls.type, cls) is not cls:
+        raise ValueError(f"action type {cls.type!r} is empty or already taken")
+    ACTION_TYPES[cls.type] = cls
+    return cls
+
+
 def action_to_json(action: Action) -> dict[str, Any]:
     out: dict[str, Any] = {"type": action.type}
     for f in fields(action):
@@ -305,6 +316,8 @@ def action_from_json(data: Any) -> Action:
     if not isinstance(data, Mapping):
         raise ActionError("an action must be a JSON object")
     kind = data.get("type")
+    import companion.hooks  # noqa: F401  (scenario hooks register their actions on import)
+
     cls = ACTION_TYPES.get(kind)  # type: ignore[arg-type]
     if cls is None:
         raise ActionError(f"type: {kind!r} is not one of {', '.join(ACTION_TYPES)}")

@@ -297,6 +297,13 @@ class Game:
             name: frozenset((q, r) for q, r in hexes) for name, hexes in self.rules.areas.items()
         }
         self.hooks: tuple[Hook, ...] = tuple(make_hook(h, areas) for h in self.rules.hooks)
+        #: the hook that handles each action class a scenario adds
+        self._hook_actions: dict[type, Hook] = {}
+        for hook in self.hooks:
+            for cls in hook.actions:
+                if cls in self._hook_actions or cls in _CHECKS:
+                    raise ValueError(f"hooks: two rules claim the action {cls.type!r}")
+                self._hook_actions[cls] = hook
         #: what the hooks remember (JSON-safe; part of the snapshot)
         self.hook_state: dict[str, Any] = {}
         self.rng: Randomness = rng if hasattr(rng, "roll") else RandomSource(rng)  # type: ignore
@@ -454,7 +461,13 @@ class Game:
         listed; :meth:`apply` validates them (RULES.md 1.8.2).
         """
         out: list[Action] = []
-        self._generate(out)
+        if self.hooks:
+            if self.phase != _GAME_OVER and self._pending() is None:
+                self._generate(out)
+            for hook in self.hooks:
+                hook.generate(self, out)
+        else:
+            self._generate(out)
         return out
 
     def is_legal(self, action: Action) -> bool:
@@ -477,6 +490,9 @@ class Game:
             return action
         if cls in _WITHOUT_OUTCOME:
             return action
+        hook = self._hook_actions.get(cls)
+        if hook is not None:
+            return hook.resolve(self, action)
         match action:
             case BuyDevelopmentCard(card=None):
                 # Made directly: dataclasses.replace costs several times more.
@@ -516,8 +532,24 @@ class Game:
         p = self.seat(a.player)
         checker = _CHECKS.get(type(a))
         if checker is None:
-            raise IllegalAction("1.5.1", f"{type(a).__name__} is not an action of this game")
+            hook = self._hook_actions.get(type(a))
+            if hook is None:
+                raise IllegalAction("1.5.1", f"{type(a).__name__} is not an action of this game")
+            hook.check(self, p, a)
+            return
+        if self.hooks:
+            pending = self._pending()
+            if pending is not None:
+                raise pending
         checker(self, p, a)
+
+    def _pending(self) -> IllegalAction | None:
+        """The first decision a hook waits for (see :meth:`companion.hooks.base.Hook.pending`)."""
+        for hook in self.hooks:
+            pending = hook.pending(self)
+            if pending is not None:
+                return pending
+        return None
 
     def _require_turn(self, p: int, *phases: Phase) -> None:
         phase = self.phase
@@ -1197,7 +1229,11 @@ class Game:
 
     def _execute(self, a: Action) -> list[Event]:
         p = self._seat[a.player]
-        events = _EXECUTE[type(a)](self, p, a)
+        execute = _EXECUTE.get(type(a))
+        if execute is None:
+            events = self._hook_actions[type(a)].execute(self, p, a)
+        else:
+            events = execute(self, p, a)
         if self.phase != _GAME_OVER and p == self.current:
             self._check_victory(p, events)
         return events

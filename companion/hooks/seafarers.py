@@ -1,71 +1,19 @@
-"""Scenario rule hooks: small, named rules a scenario file switches on with parameters.
+"""The Seafarers hooks shared by several scenarios (RULES.md §4.1-§4.4, §4.9).
 
-A scenario (see :mod:`companion.scenario`) lists hooks such as
-``{"hook": "island_bonus", "vp": 2, "home": "founding"}``. The engine calls every hook at a
-few fixed points (a settlement spot is judged, a settlement is built, the robber moves), so no
-scenario's ``if`` is scattered through the engine. A hook keeps what it must remember in
-``game.hook_state[its name]``, which is JSON-safe and part of the game's snapshot.
-
-Each hook cites the RULES.md rule it implements in its refusals.
+Founding areas, land that never takes a settlement, hexes the robber may not enter, the
+special victory points for new islands, and the exploration of fog hexes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from companion.hooks.base import Hook, land_hexes_of
 
 if TYPE_CHECKING:
     from companion.actions import Reveal
     from companion.game import Event, Game, IllegalAction
-
-
-class Hook:
-    """A scenario rule. Subclasses override the points they need; the defaults do nothing."""
-
-    name: ClassVar[str] = ""
-
-    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
-        self.areas = area_map
-        self.params = params
-
-    def hexes(self, names: Sequence[str]) -> frozenset[tuple[int, int]]:
-        out: set[tuple[int, int]] = set()
-        for n in names:
-            if n not in self.areas:
-                raise ValueError(f"hook {self.name}: unknown area {n!r}")
-            out |= self.areas[n]
-        return frozenset(out)
-
-    def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
-        return None
-
-    def robber_error(self, game: Game, p: int, h: int) -> IllegalAction | None:
-        return None
-
-    def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
-        return []
-
-    def extra_points(self, game: Game, p: int) -> int:
-        return 0
-
-    def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
-        """Hexes a new road or ship on side ``e`` turns face up (drawn at random)."""
-        return ()
-
-    def reveal_error(
-        self, game: Game, p: int, e: int, revealed: tuple[Reveal, ...]
-    ) -> IllegalAction | None:
-        """Why the table's account of what was revealed cannot be right, or None."""
-        return None
-
-    def reveal(self, game: Game, p: int, revealed: tuple[Reveal, ...]) -> list[Event]:
-        """Turn revealed hexes face up and hand out what they give."""
-        return []
-
-
-def _land_hexes_of(game: Game, v: int) -> set[tuple[int, int]]:
-    t = game.topology
-    return {t.hexes[h] for h in t.vertex_hexes[v] if game.hex_land[h]}
 
 
 class FoundingArea(Hook):
@@ -81,7 +29,7 @@ class FoundingArea(Hook):
     def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
         from companion.game import IllegalAction
 
-        land = _land_hexes_of(game, v)
+        land = land_hexes_of(game, v)
         if founding and not land & self.allowed:
             where = ", ".join(self.params["areas"])
             return IllegalAction(self.rule, f"founding settlements go on the {where} only")
@@ -101,7 +49,7 @@ class NoSettlement(Hook):
     def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
         from companion.game import IllegalAction
 
-        land = _land_hexes_of(game, v)
+        land = land_hexes_of(game, v)
         if land and land <= self.forbidden:
             return IllegalAction(self.rule, "no settlement may ever be built there")
         return None
@@ -160,7 +108,7 @@ class IslandBonus(Hook):
 
     def _region_of(self, game: Game, v: int) -> int | None:
         regions = self.regions(game)
-        found = {regions[h] for h in _land_hexes_of(game, v) if h in regions}
+        found = {regions[h] for h in land_hexes_of(game, v) if h in regions}
         return min(found) if found else None
 
     def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
@@ -319,20 +267,3 @@ class Exploration(Hook):
         return events
 
 
-HOOKS: dict[str, type[Hook]] = {
-    cls.name: cls for cls in (FoundingArea, NoSettlement, RobberForbidden, IslandBonus, Exploration)
-}
-
-
-def make_hook(spec: Mapping[str, Any], areas: Mapping[str, frozenset[tuple[int, int]]]) -> Hook:
-    """Build a hook from its scenario-file entry, e.g. ``{"hook": "founding_area", ...}``."""
-    if not isinstance(spec, Mapping) or "hook" not in spec:
-        raise ValueError("a hook entry must be an object with a 'hook' name")
-    cls = HOOKS.get(spec["hook"])
-    if cls is None:
-        raise ValueError(f"unknown hook {spec['hook']!r} (known: {', '.join(sorted(HOOKS))})")
-    params = {k: v for k, v in spec.items() if k != "hook"}
-    try:
-        return cls(areas, **params)
-    except KeyError as exc:
-        raise ValueError(f"hook {spec['hook']}: missing parameter {exc}") from None

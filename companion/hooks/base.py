@@ -1,0 +1,106 @@
+"""The base of every scenario rule hook: the points where the engine asks a scenario.
+
+A scenario (see :mod:`companion.scenario`) lists hooks such as
+``{"hook": "island_bonus", "vp": 2, "home": "founding"}``. The engine calls every hook at a
+few fixed points (a settlement spot is judged, a settlement is built, the robber moves, ...),
+so no scenario's ``if`` is scattered through the engine. A hook keeps what it must remember in
+``game.hook_state[its name]``, which is JSON-safe and part of the game's snapshot.
+
+A hook may also bring actions of its own (a wonder's level, a gifted harbour, an attack on a
+fortress): it names their classes in :attr:`Hook.actions` (registered with
+:func:`companion.actions.register_action` so that they travel as JSON), lists them in
+:meth:`Hook.generate`, judges them in :meth:`Hook.check` and carries them out in
+:meth:`Hook.execute`. A hook that must have a decision before play goes on (where a gifted
+harbour goes, say) reports it through :meth:`Hook.pending`: while it does, only its own
+actions are legal.
+
+Each hook cites the RULES.md rule it implements in its refusals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from companion.actions import Action, Reveal
+    from companion.game import Event, Game, IllegalAction
+
+
+class Hook:
+    """A scenario rule. Subclasses override the points they need; the defaults do nothing."""
+
+    name: ClassVar[str] = ""
+    #: the action classes this hook adds to the game (it checks and executes them)
+    actions: ClassVar[tuple[type[Action], ...]] = ()
+
+    def __init__(self, area_map: Mapping[str, frozenset[tuple[int, int]]], **params: Any):
+        self.areas = area_map
+        self.params = params
+
+    def hexes(self, names: Sequence[str]) -> frozenset[tuple[int, int]]:
+        out: set[tuple[int, int]] = set()
+        for n in names:
+            if n not in self.areas:
+                raise ValueError(f"hook {self.name}: unknown area {n!r}")
+            out |= self.areas[n]
+        return frozenset(out)
+
+    # -- judging and following the base game's actions ------------------------------------
+
+    def settlement_error(self, game: Game, p: int, v: int, founding: bool) -> IllegalAction | None:
+        return None
+
+    def robber_error(self, game: Game, p: int, h: int) -> IllegalAction | None:
+        return None
+
+    def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
+        return []
+
+    def extra_points(self, game: Game, p: int) -> int:
+        return 0
+
+    def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
+        """Hexes a new road or ship on side ``e`` turns face up (drawn at random)."""
+        return ()
+
+    def reveal_error(
+        self, game: Game, p: int, e: int, revealed: tuple[Reveal, ...]
+    ) -> IllegalAction | None:
+        """Why the table's account of what was revealed cannot be right, or None."""
+        return None
+
+    def reveal(self, game: Game, p: int, revealed: tuple[Reveal, ...]) -> list[Event]:
+        """Turn revealed hexes face up and hand out what they give."""
+        return []
+
+    # -- the hook's own actions ------------------------------------------------------------
+
+    def pending(self, game: Game) -> IllegalAction | None:
+        """A decision this hook needs before play goes on, as the refusal of anything else.
+
+        While it returns one, :meth:`Game.legal_actions` lists only the hooks' own actions
+        and every base-game action is refused with it.
+        """
+        return None
+
+    def generate(self, game: Game, out: list[Action]) -> None:
+        """Append this hook's actions that are legal now to ``out``."""
+
+    def check(self, game: Game, p: int, action: Action) -> None:
+        """Raise :class:`~companion.game.IllegalAction` if ``action`` (one of
+        :attr:`actions`, by seat ``p``) may not be made now."""
+
+    def resolve(self, game: Game, action: Action) -> Action:
+        """``action`` (already checked) with its random outcome filled in, if it has one."""
+        return action
+
+    def execute(self, game: Game, p: int, action: Action) -> list[Event]:
+        """Carry out ``action`` (checked and resolved) and return its events."""
+        raise NotImplementedError(f"hook {self.name} lists {type(action).__name__}")
+
+
+def land_hexes_of(game: Game, v: int) -> set[tuple[int, int]]:
+    """The land hexes around corner ``v`` (by index), as (q, r)."""
+    t = game.topology
+    return {t.hexes[h] for h in t.vertex_hexes[v] if game.hex_land[h]}

@@ -1,0 +1,170 @@
+"""The engine's extension point for scenario actions: a hook's own actions and decisions.
+
+A toy hook stands in for a scenario: after every settlement built in the main phase, its
+builder owes the bank one card of their choice (``PayToll``) before play goes on.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pytest
+from conftest import Script, V, build_roads, corner_path, fixed_board, found, give, refusal, roll
+
+from companion import hooks
+from companion.actions import (
+    ACTION_TYPES,
+    Action,
+    BuildSettlement,
+    EndTurn,
+    action_from_json,
+    action_to_json,
+    register_action,
+)
+from companion.board import RESOURCES, Resource
+from companion.game import Event, Game, IllegalAction, Rules
+from companion.hooks.base import Hook
+from companion.journal import JournaledGame
+
+
+@dataclass(frozen=True)
+class PayToll(Action):
+    type: ClassVar[str] = "test_pay_toll"
+    resource: Resource
+
+
+class Toll(Hook):
+    name = "test_toll"
+    actions = (PayToll,)
+
+    def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
+        if not founding:
+            game.hook_state.setdefault(self.name, {"owed": []})["owed"].append(p)
+        return []
+
+    def _owed(self, game: Game) -> list[int]:
+        return game.hook_state.get(self.name, {}).get("owed", [])
+
+    def pending(self, game: Game) -> IllegalAction | None:
+        owed = self._owed(game)
+        if owed:
+            return IllegalAction("T.1", "{} must pay the toll first", game.players[owed[0]])
+        return None
+
+    def generate(self, game: Game, out: list[Action]) -> None:
+        owed = self._owed(game)
+        if owed:
+            p = owed[0]
+            hand = game.hands[p]
+            out.extend(PayToll(game.players[p], r) for i, r in enumerate(RESOURCES) if hand[i] > 0)
+
+    def check(self, game: Game, p: int, action: Action) -> None:
+        assert isinstance(action, PayToll)
+        owed = self._owed(game)
+        if not owed or owed[0] != p:
+            raise IllegalAction("T.1", "{} owes no toll", game.players[p])
+        if game.hands[p][RESOURCES.index(action.resource)] == 0:
+            raise IllegalAction("T.2", "{} has no {}", game.players[p], action.resource.value)
+
+    def execute(self, game: Game, p: int, action: Action) -> list[Event]:
+        assert isinstance(action, PayToll)
+        i = RESOURCES.index(action.resource)
+        game.hands[p][i] -= 1
+        game.bank[i] += 1
+        self._owed(game).pop(0)
+        return [{"type": "toll", "player": action.player, "card": action.resource.value}]
+
+
+@pytest.fixture(autouse=True)
+def toll_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(hooks.HOOKS, Toll.name, Toll)
+    monkeypatch.setitem(ACTION_TYPES, PayToll.type, PayToll)
+
+
+def toll_game(rng: Any = None) -> Game:
+    rules = Rules.for_players(3)
+    rules = Rules.from_json({**rules.to_json(), "hooks": [{"hook": "test_toll"}]})
+    return Game(fixed_board(), ["red", "blue", "white"], rules, rng or Script())
+
+
+def settle_red(game: Game) -> None:
+    """Red (to move, main phase) builds a road pair and a settlement: the toll is then owed."""
+    found(game)
+    roll(game, 12)
+    give(game, "red", lumber=3, brick=3, wool=2, grain=1)
+    build_roads(game, "red", corner_path(V(1, -2, "S"), V(1, -1, "N"), V(2, -2, "S")))
+    game.apply(BuildSettlement("red", V(2, -2, "S")))
+
+
+def test_a_pending_decision_is_the_only_legal_action() -> None:
+    game = toll_game()
+    settle_red(game)
+    legal = game.legal_actions()
+    assert legal and all(isinstance(a, PayToll) and a.player == "red" for a in legal)
+    held = {r for r, n in zip(RESOURCES, game.hands[0], strict=True) if n > 0}
+    assert {a.resource for a in legal} == held and Resource.ORE not in held
+
+
+def test_base_actions_are_refused_with_the_hooks_reason_and_change_nothing() -> None:
+    game = toll_game()
+    settle_red(game)
+    before = game.snapshot()
+    err = refusal(game, EndTurn("red"))
+    assert err.rule == "T.1" and "red must pay the toll first" in str(err)
+    assert game.snapshot() == before
+
+
+def test_a_hook_action_is_checked_by_its_hook() -> None:
+    game = toll_game()
+    settle_red(game)
+    before = game.snapshot()
+    assert refusal(game, PayToll("red", Resource.ORE)).rule == "T.2"
+    assert refusal(game, PayToll("blue", Resource.WOOL)).rule == "T.1"
+    assert game.snapshot() == before
+
+
+def test_executing_the_decision_lets_play_go_on() -> None:
+    game = toll_game()
+    settle_red(game)
+    wool = game.hands[0][RESOURCES.index(Resource.WOOL)]
+    events = game.apply(PayToll("red", Resource.WOOL))
+    assert events == [{"type": "toll", "player": "red", "card": "wool"}]
+    assert game.hands[0][RESOURCES.index(Resource.WOOL)] == wool - 1
+    assert EndTurn("red") in game.legal_actions()
+
+
+def test_an_action_no_hook_of_the_game_claims_is_refused() -> None:
+    game = Game(fixed_board(), ["red", "blue", "white"], rng=Script())
+    with pytest.raises(IllegalAction, match="PayToll is not an action of this game"):
+        game.apply(PayToll("red", Resource.WOOL))
+
+
+def test_hook_actions_travel_as_json_and_through_the_journal(tmp_path: Any) -> None:
+    action = PayToll("red", Resource.GRAIN)
+    assert action_from_json(action_to_json(action)) == action
+
+    path = tmp_path / "toll.sqlite"
+    rules = toll_game().rules
+    jgame = JournaledGame.create(path, fixed_board(), ["red", "blue", "white"], rules, seed=5)
+    chooser = random.Random(5)
+    tolls = 0
+    while tolls < 2 and jgame.game.winner is None:
+        action = chooser.choice(jgame.game.legal_actions())
+        jgame.apply(action)
+        tolls += isinstance(action, PayToll)
+    assert tolls == 2
+    jgame.journal.close()
+    reopened = JournaledGame.open(path)
+    assert reopened.damage is None
+    assert reopened.game.snapshot() == jgame.game.snapshot()
+
+
+def test_register_action_refuses_a_taken_name() -> None:
+    @dataclass(frozen=True)
+    class Impostor(Action):
+        type: ClassVar[str] = "end_turn"
+
+    with pytest.raises(ValueError, match="already taken"):
+        register_action(Impostor)
