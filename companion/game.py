@@ -638,6 +638,10 @@ class Game:
                 return IllegalAction("3.2.2", "a ship needs a sea or coast side, not {}", side)
             if self.pirate is not None and e in t.hex_edges[self.pirate]:
                 return IllegalAction("3.6.4", "no ship may be placed next to the pirate")
+        for hook in self.hooks:
+            err = hook.route_error(self, p, e, kind)
+            if err is not None:
+                return err
         if self.phase == _FOUNDING_ROAD:
             if self.last_settlement not in t.edge_vertices[e]:
                 return IllegalAction(
@@ -919,6 +923,8 @@ class Game:
         elif not (self.rules.ships and self.edge_sea[e]) or (
             self.pirate is not None and e in t.hex_edges[self.pirate]
         ):
+            return False
+        if self.hooks and any(h.route_error(self, p, e, kind) for h in self.hooks):
             return False
         if self.phase == _FOUNDING_ROAD:
             return self.last_settlement in t.edge_vertices[e]
@@ -1323,6 +1329,10 @@ class Game:
                 self.turn.ships_built.add(e)
         self.road_lengths[p] = self._longest_road(p)
         events.extend(self._update_longest_road())
+        if self.hooks:
+            founding = self.phase == _FOUNDING_ROAD
+            for hook in self.hooks:
+                events.extend(hook.after_route(self, p, e, kind, founding))
         if self.phase == _FOUNDING_ROAD:
             self._advance_founding()
         elif self.phase == _ROAD_BUILDING:
@@ -1612,6 +1622,12 @@ class Game:
         ]
 
     def _do_end(self, p: int, a: EndTurn) -> list[Event]:
+        if self.hooks and self.phase == _MAIN:
+            ended = [event for hook in self.hooks for event in hook.turn_ended(self, p)]
+            return ended + self._pass_turn()
+        return self._pass_turn()
+
+    def _pass_turn(self) -> list[Event]:
         n = len(self.players)
         if self.phase == _MAIN and self.rules.special_building_phase:
             # 2.3.3: the others build in turn, starting left of the active player.

@@ -57,6 +57,25 @@ class Hook:
     def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
         return []
 
+    def route_error(self, game: Game, p: int, e: int, kind: int) -> IllegalAction | None:
+        """Why seat ``p`` may not put a road or ship (``kind``, the engine's ROAD or SHIP) on
+        free side ``e`` now, beyond the base rules (a map's own road spaces), or None.
+
+        Asked both when legal actions are listed and when one is checked, so it must not
+        change the state.
+        """
+        return None
+
+    def after_route(self, game: Game, p: int, e: int, kind: int, founding: bool) -> list[Event]:
+        """Seat ``p`` has just put a road or ship on side ``e`` (in the founding phase if
+        ``founding``): what it earns on this map (a Catan chip, a trade, a token)."""
+        return []
+
+    def turn_ended(self, game: Game, p: int) -> list[Event]:
+        """Seat ``p`` ends their turn (before the special building phase, if any): undo
+        what lasted only for the turn."""
+        return []
+
     def extra_points(self, game: Game, p: int) -> int:
         return 0
 
