@@ -367,6 +367,10 @@ def _parse_field(where: str, ftype: str, value: Any) -> Any:
                 ):
                     raise ActionError(f"{where}: must be two dice values 1-6")
                 return (value[0], value[1])
+            case "int":
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise ActionError(f"{where}: must be a whole number")
+                return value
             case "DevCard":
                 return DevCard(value)
             case "Resource":

@@ -114,6 +114,9 @@ class GreedyBot:
                 return 5
             case DomesticTrade():
                 return 0
+        for hook in game.hooks:  # a scenario's own action: its hook knows what it is worth
+            if type(a) in hook.actions:
+                return hook.bot_score(game, a)
         return 0
 
     # -- rules of thumb ----------------------------------------------------------------------

@@ -383,6 +383,8 @@ class Game:
         self._knights = [PlayKnight(c) for c in self.players]
         self._road_buildings = [PlayRoadBuilding(c) for c in self.players]
         self._purchases = [BuyDevelopmentCard(c) for c in self.players]
+        for hook in self.hooks:
+            hook.setup(self)
 
     def _learn_tile(self, i: int) -> None:
         """Derive the static facts of hex ``i`` (and its corners and sides) from its tile."""
@@ -1463,10 +1465,13 @@ class Game:
         event: Event = {"type": "rolled", "player": a.player, "dice": list(a.dice), "total": total}
         if a.source is not None:
             event["source"] = a.source
+        events = [event]
+        for hook in self.hooks:
+            events.extend(hook.on_roll(self, p, a.dice))
         if total != 7:
             self.phase = _MAIN
             event.update(self._produce(total))
-            return [event]
+            return events
         limit = self.rules.discard_limit
         self.to_discard = {
             q: sum(hand) // 2 for q, hand in enumerate(self.hands) if sum(hand) > limit
@@ -1474,7 +1479,7 @@ class Game:
         event["must_discard"] = {self.players[q]: n for q, n in self.to_discard.items()}
         self.after_robber = _MAIN
         self.phase = _DISCARD if self.to_discard else _MOVE_ROBBER
-        return [event]
+        return events
 
     def _produce(self, total: int) -> dict[str, Any]:
         """Hand out production for ``total`` (RULES.md 1.6), with the shortage rule 1.6.5.
@@ -1693,6 +1698,8 @@ class Game:
             return
         vp = self.victory_points(p)
         if vp >= self.rules.victory_points:
+            if self.hooks and not all(h.may_win(self, p) for h in self.hooks):
+                return
             self.winner = p
             self.phase = _GAME_OVER
             events.append({"type": "won", "player": self.players[p], "victory_points": vp})

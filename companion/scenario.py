@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from companion.actions import DevCard
 from companion.board import (
     CHIP_VALUES,
     Board,
@@ -173,11 +174,14 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
 
 
 def _rules_fields(data: Mapping[str, Any]) -> dict[str, Any]:
-    known = set(Rules.__dataclass_fields__) - {"hooks", "areas", "dev_deck"}
+    known = set(Rules.__dataclass_fields__) - {"hooks", "areas"}
     unknown = set(data) - known
     if unknown:
         raise ScenarioError(f"rules: unknown option {sorted(unknown)[0]!r}")
-    return dict(data)
+    out = dict(data)
+    if "dev_deck" in out:  # {"knight": 14, ...}: a deck without some cards (S7-3P)
+        out["dev_deck"] = tuple((DevCard(k), int(n)) for k, n in out["dev_deck"].items())
+    return out
 
 
 def _parse_rows(

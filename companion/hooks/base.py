@@ -79,6 +79,31 @@ class Hook:
     def extra_points(self, game: Game, p: int) -> int:
         return 0
 
+    def setup(self, game: Game) -> None:
+        """Put what the scenario pre-places on the board before the founding phase (pieces
+        set out as the diagram shows, counters in ``game.hook_state``); called once, at the
+        end of :class:`~companion.game.Game`'s construction, so a replay builds it again."""
+
+    def on_roll(self, game: Game, p: int, dice: tuple[int, int]) -> list[Event]:
+        """What a roll does before production and before a 7's discards (a fleet that sails
+        by the dice, say); the events follow the roll's own event."""
+        return []
+
+    def may_win(self, game: Game, p: int) -> bool:
+        """Whether seat ``p`` may win now, given enough victory points (a scenario that asks
+        for more, such as a captured fortress, says no until it is done)."""
+        return True
+
+    def pieces_aside(self, game: Game, p: int) -> dict[str, int]:
+        """Pieces of seat ``p`` the scenario holds off the board and out of the supply, by
+        kind ("settlements", ...): e.g. the settlement on top of a pirate fortress."""
+        return {}
+
+    def bot_score(self, game: Game, action: Action) -> float:
+        """How much a simple computer player (:class:`companion.bots.GreedyBot`) likes one of
+        this hook's actions; the base game's end of turn scores 5."""
+        return 0.0
+
     def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
         """Hexes a new road or ship on side ``e`` turns face up (drawn at random)."""
         return ()

@@ -472,8 +472,12 @@ def _check_invariants(game: Game) -> None:
         assert game.bank[r] + sum(h[r] for h in game.hands) == rules.cards_per_resource
     for p in range(len(game.players)):
         levels = [game.vertex_level[v] for v in game.buildings_of[p]]
+        aside: Counter[str] = Counter()
+        for hook in game.hooks:  # e.g. the settlement on a pirate fortress (4.7.3)
+            aside.update(hook.pieces_aside(game, p))
         # a city's settlement went back to the supply (1.9.6)
-        assert levels.count(1) + game.settlements_left[p] == rules.settlements
+        held = levels.count(1) + game.settlements_left[p] + aside["settlements"]
+        assert held == rules.settlements
         assert levels.count(2) + game.cities_left[p] == rules.cities
         kinds = [game.edge_kind[e] for e in game.pieces_of[p]]
         assert kinds.count(1) + game.roads_left[p] == rules.roads
