@@ -22,6 +22,7 @@ from companion import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("companion.commands.demo", "run a whole table with a synthetic camera and tower"),
     "run": ("companion.commands.run", "run a real game: camera, dice tower, web page"),
+    "dice-game": ("companion.commands.dice_game", "play the Catan Dice Game (or Plus) at a table"),
     "read-board": ("vision.commands.read_board", "read a photo of the board"),
     "read-chip": ("vision.commands.read_chip", "read cropped number chips"),
     "check-setup": ("companion.commands.check_setup", "check a board against the setup rules"),

@@ -278,6 +278,11 @@ class JournaledGame:
         :meth:`continue_after_damage` drops them, so nothing is destroyed by merely reading.
         """
         journal, config = Journal.open_raw(path)
+        if config.get("game") == "dice":  # companion.dice_table's journal
+            journal.close()
+            raise JournalError(
+                f"{path}: this journal holds a dice game: catan-companion dice-game --journal FILE"
+            )
         jg = cls(game_from_config(config), journal, config)
         records: list[tuple[int, dict[str, Any]]] = []
         for seq, record, error in journal.rows():

@@ -34,6 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario", help="a scenario id (e.g. new-shores) or a scenario file; default: base"
     )
+    parser.add_argument(
+        "--dice-game",
+        nargs="?",
+        const="basic",
+        choices=("basic", "plus"),
+        help="the Catan Dice Game instead (basic, or plus), 4 players at most",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     if journal is None:
         journal = Path(tempfile.mkdtemp(prefix="catan-demo-")) / "journal.sqlite"
     players = COLORS[: args.players]
+    if args.dice_game:
+        return _dice_demo(args, journal, players[:4])
     if args.scenario:
         scenario = load_scenario(args.scenario, args.players, seed=args.seed)
         board, rules = scenario.board, scenario.rules
@@ -61,4 +70,18 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     host.play_with_bots(pace=1.0 / args.speed, seed=args.seed)
     host.serve("Catan Companion demo")
+    return 0
+
+
+def _dice_demo(args: argparse.Namespace, journal: Path, players: list[str]) -> int:
+    """The dice game with computer players and the simulated tower."""
+    from companion.commands.dice_game import start_dice_table
+    from companion.dice_table import open_or_create_dice
+
+    if args.scenario:
+        raise ValueError("--dice-game: the dice game has no scenarios; leave out --scenario")
+    jgame = open_or_create_dice(journal, players, args.dice_game, args.seed)
+    host = start_dice_table(jgame, args.host, args.port, "sim://dice-demo")
+    host.play_with_bots(pace=1.0 / args.speed, seed=args.seed)
+    host.serve("Catan Dice Game demo")
     return 0

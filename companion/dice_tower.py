@@ -1,0 +1,148 @@
+"""The dice tower at a dice-game table: its six resource dice in, the dice and the turn out.
+
+The tower's button (or the page, through :meth:`DiceTowerLink.roll`) throws the six resource
+dice; the throw becomes a :class:`companion.dice_table.RollFree` for the player whose turn it is,
+so the held dice keep their faces and only the free ones take the tower's (die ``i`` takes the
+tower's die ``i``). The protocol is the board game's: nothing is new on the wire.
+
+What the tower shows: after a roll, the turn's dice (the held ones with the faces they kept),
+so the display always reads what the players use; in a Plus turn of fewer than six dice the
+positions past the turn's dice show what the tower threw there and count for nothing. The turn
+light shows whose turn it is. The board LEDs have no hexes to light and stay dark.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from companion.dice_table import RollFree
+from companion.table import ApplyAction, ReportPart, Subscription, Table
+from companion.tower_link import PLAYER_RGB
+from firmware_bridge.dice import DiceRoll, DiceSource
+from firmware_bridge.protocol import RESOURCE_FACES, ButtonMode, DiceKind
+
+log = logging.getLogger(__name__)
+
+
+class DiceTowerLink:
+    """Connects one tower to one dice-game Table. ``start()`` it once both are running."""
+
+    def __init__(self, table: Table, tower: Any):
+        self.table = table
+        self.tower = tower
+        self._unsubscribe: Callable[[], None] | None = None
+        self._sub: Subscription | None = None
+        self._thread: threading.Thread | None = None
+        #: the faces of the tower's latest throw (what its display shows after a roll)
+        self._throw: tuple[str, ...] | None = None
+        #: the version of the Table's latest update the tower has been shown
+        self.shown_version = 0
+        self._shown = threading.Condition()
+
+    def start(self) -> None:
+        self.tower.set_button_mode(ButtonMode.ROLL, DiceKind.RESOURCE)
+        self.tower.set_leds([])
+        self._unsubscribe = self.tower.subscribe(self._on_tower_event)
+        self._sub = self.table.subscribe()
+        self._thread = threading.Thread(target=self._drive_outputs, name="dice-tower", daemon=True)
+        self._thread.start()
+        self.table.post(ReportPart("tower", True, "connected: its button rolls the free dice"))
+        self._show_turn(self.table.state())
+
+    def stop(self) -> None:
+        if self._unsubscribe:
+            self._unsubscribe()
+        if self._sub:
+            self._sub.close()
+        if self._thread:
+            self._thread.join(timeout=2)
+
+    # -- in: the tower's throws ----------------------------------------------------------------
+
+    def _on_tower_event(self, event: Any) -> None:
+        kind = type(event).__name__
+        if kind == "DiceRolled" and event.roll.kind == DiceKind.RESOURCE:
+            self.apply_throw(event.roll.faces, str(event.roll.source))
+        elif kind == "DiceRolled":
+            log.warning("the tower rolled %s dice in a dice game; ignored", event.roll.kind.name)
+        elif kind == "ConnectionChanged":
+            self.table.post(ReportPart("tower", bool(event.connected), str(event.reason)))
+
+    def apply_throw(self, faces: tuple[str, ...], source: str) -> Future[Any] | None:
+        """Roll the current player's free dice with the tower's ``faces`` (refused at the
+        wrong moment: the refusal is logged and the game is unchanged)."""
+        player = self.table.state()["current"]
+        if player is None:
+            log.warning("the tower threw %s after the game ended", ", ".join(faces))
+            return None
+        self._throw = tuple(faces)
+        future = self.table.post(ApplyAction(RollFree(player, source, tuple(faces)), "tower"))
+        future.add_done_callback(_log_refusal)
+        return future
+
+    def roll(self) -> Future[Any] | None:
+        """The tower throws for the current player (the page's roll button, the demo)."""
+        roll = self.tower.roll(DiceKind.RESOURCE)
+        return self.apply_throw(roll.faces, str(roll.source))
+
+    # -- out: the dice and the turn light ------------------------------------------------------
+
+    def _drive_outputs(self) -> None:
+        assert self._sub is not None
+        while not self._sub.closed:
+            update = self._sub.get(timeout=0.5)
+            if update is None:
+                continue
+            if update.get("type") == "events":
+                try:
+                    self._show(update)
+                except Exception as exc:  # the tower failing must not stop the link
+                    log.warning("dice tower: %s", exc)
+                    self.table.post(ReportPart("tower", False, str(exc)))
+            with self._shown:
+                self.shown_version = update["version"]
+                self._shown.notify_all()
+
+    def wait_shown(self, version: int, timeout: float = 5.0) -> bool:
+        """Wait until the tower shows the Table's update ``version`` (True) or time runs out."""
+        with self._shown:
+            return self._shown.wait_for(lambda: self.shown_version >= version, timeout)
+
+    def _show(self, update: dict[str, Any]) -> None:
+        for event in update["events"]:
+            if event["type"] == "rolled":
+                shown = self.display_of(event["dice"])
+                if shown is not None:
+                    self.tower.show_roll(DiceRoll(DiceKind.RESOURCE, shown, DiceSource.HOST))
+            elif event["type"] == "turn":
+                self._show_turn(self.table.state())
+
+    def display_of(self, dice: list[str]) -> tuple[int, ...] | None:
+        """The six face indices to show for the turn's ``dice``: the tower's latest throw with
+        the turn's dice in front; None when fewer than six dice and no throw to fill in."""
+        rest = self._throw[len(dice) :] if self._throw is not None else ()
+        faces = [*dice, *rest]
+        if len(faces) < len(RESOURCE_FACES):
+            return None
+        return tuple(RESOURCE_FACES.index(f) for f in faces[: len(RESOURCE_FACES)])
+
+    def _show_turn(self, state: dict[str, Any]) -> None:
+        current = state["current"]
+        if current is None:
+            return
+        names = [p["color"] for p in state["players"]]
+        try:
+            self.tower.set_player(names.index(current), PLAYER_RGB.get(current, (255, 255, 255)))
+        except Exception as exc:
+            log.warning("dice tower: %s", exc)
+            self.table.post(ReportPart("tower", False, str(exc)))
+
+
+def _log_refusal(future: Future[Any]) -> None:
+    exc = future.exception()
+    if exc is not None:
+        log.warning("the tower's throw was refused: %s", exc)
