@@ -40,13 +40,16 @@ from companion.dicegame import FACES, Build, ExchangeGold, UseJoker
 from companion.game import IllegalAction
 from companion.journal import JournalError
 from companion.table import ApplyAction, Inspect, Table
-from web.api import ApiError, _body, _call, _require_player
+from web.api import ApiError, _api_error, _body, _call, _guard, _require_player
 from web.app import create_app, error_response
 from web.server import WebServer
 
 log = logging.getLogger(__name__)
 
 dice = Blueprint("dice", __name__)
+# The board game's API guards: rate limits, the CSRF token, refusals as JSON.
+dice.before_request(_guard)
+dice.register_error_handler(ApiError, _api_error)
 
 #: Seconds to wait for a roll (the tower answers in milliseconds; a lost tower times out first).
 ROLL_TIMEOUT = 10.0
@@ -201,8 +204,10 @@ def post_roll() -> Response:
     faces = data.get("faces")
     if faces is None:
         future = _roller()(player, "web")
-    elif not isinstance(faces, list) or not all(f in FACES for f in faces):
-        raise ApiError(400, f"faces: give one face per die, each one of {', '.join(FACES)}")
+    elif not isinstance(faces, list) or not all(f is None or f in FACES for f in faces):
+        raise ApiError(
+            400, f"faces: give one per die, each one of {', '.join(FACES)} (null for a held die)"
+        )
     else:
         action = RollFree(player, "manual", tuple(faces))
         future = _ctx_table().post(ApplyAction(action, source="web"))
