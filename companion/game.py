@@ -1833,6 +1833,7 @@ class Game:
             "pirate": None if self.pirate is None else list(t.hexes[self.pirate]),
             "gold_due": {self.players[q]: n for q, n in sorted(self.gold_due.items())},
             "winner": self.winner_color,
+            **({"scenario": self._scenario_view()} if self.hooks else {}),
         }
 
     def private_view(self, color: str) -> dict[str, Any]:
@@ -1850,7 +1851,22 @@ class Game:
             "victory_points": self.victory_points(p),
             "trade_ratios": {RESOURCES[i].value: r for i, r in enumerate(self.trade_ratios[p])},
         }
+        if self.hooks:
+            view["you"]["scenario"] = self._scenario_view(p)
         return view
+
+    def _scenario_view(self, p: int | None = None) -> dict[str, Any]:
+        """The hooks' panels for the page: public ones (and the labels of the hooks' actions),
+        or those only seat ``p`` may see (see :meth:`companion.hooks.base.Hook.public_view`)."""
+        panels = []
+        for hook in self.hooks:
+            panel = hook.public_view(self) if p is None else hook.private_view(self, p)
+            if panel is not None:
+                panels.append({"hook": hook.name, **panel})
+        if p is not None:
+            return {"panels": panels}
+        labels = {t: label for hook in self.hooks for t, label in hook.action_labels().items()}
+        return {"panels": panels, "actions": labels}
 
 
 def _exists(items: Iterable[object]) -> bool:

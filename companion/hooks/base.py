@@ -143,6 +143,40 @@ class Hook:
         """Carry out ``action`` (checked and resolved) and return its events."""
         raise NotImplementedError(f"hook {self.name} lists {type(action).__name__}")
 
+    # -- what the page shows -----------------------------------------------------------------
+
+    def public_view(self, game: Game) -> dict[str, Any] | None:
+        """What everyone at the table may see of this hook, as a panel of the page, or None.
+
+        The page draws any panel of this shape without code of its own (docs/api.md, "The
+        scenario panel")::
+
+            {"title": "Guild favours", "text": "one line of explanation (optional)",
+             "sections": [{"title": "Supply", "kind": "counters" | "list" | "cards",
+                           "items": [{"label": "Favour tiles", "value": 61,
+                                      "text": "...", "color": "red", "tags": ["B side"]}]}]}
+
+        Every item field but ``label`` is optional; ``color`` is a player's colour (drawn as
+        their swatch). Hidden information belongs in :meth:`private_view`.
+        """
+        return None
+
+    def private_view(self, game: Game, p: int) -> dict[str, Any] | None:
+        """What seat ``p`` alone may see of this hook (their face-down tiles, say): a panel
+        shaped as in :meth:`public_view`, or None."""
+        return None
+
+    def action_labels(self) -> dict[str, str]:
+        """A short label for each action type this hook adds, for the page's buttons.
+
+        An action class may set a ``label`` class attribute; otherwise its type is used, e.g.
+        ``"redeem_favour"`` reads "Redeem favour".
+        """
+        return {
+            cls.type: getattr(cls, "label", "") or cls.type.replace("_", " ").capitalize()
+            for cls in self.actions
+        }
+
 
 def land_hexes_of(game: Game, v: int) -> set[tuple[int, int]]:
     """The land hexes around corner ``v`` (by index), as (q, r)."""

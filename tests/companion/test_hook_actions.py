@@ -168,3 +168,16 @@ def test_register_action_refuses_a_taken_name() -> None:
 
     with pytest.raises(ValueError, match="already taken"):
         register_action(Impostor)
+
+
+def test_views_carry_the_scenario_panel_only_in_a_game_with_hooks() -> None:
+    plain = Game(fixed_board(), ["red", "blue", "white"], rng=Script())
+    assert "scenario" not in plain.public_view()
+    assert "scenario" not in plain.private_view("red")["you"]
+    game = toll_game()
+    # The toy hook shows nothing of its own, but its action is named for the page's buttons.
+    assert game.public_view()["scenario"] == {
+        "panels": [],
+        "actions": {"test_pay_toll": "Test pay toll"},
+    }
+    assert game.private_view("blue")["you"]["scenario"] == {"panels": []}

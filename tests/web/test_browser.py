@@ -7,9 +7,9 @@ and accepted on the other, an undo. A second game, moved
 forward from Python, goes through the remaining controls: bank trade, buying development cards
 (the drawn card entered), Year of Plenty, a discard, the robber by tapping a hex, Monopoly,
 leaving and a wrong code. Smaller tests: a Seafarers coast (road or ship), a restarted
-companion, names that look like HTML. Screenshots at 360 px and 1920 px go to artifacts/web/
-(gitignored). One test measures the latency from the Table publishing an update to the page
-showing it.
+companion, names that look like HTML, a toy scenario's panel and actions. Screenshots at 360 px
+and 1920 px go to artifacts/web/ (gitignored). One test measures the latency from the Table
+publishing an update to the page showing it.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from typing import Any
 import pytest
 from web_helpers import (
     CODE,
+    beacons_fixture,  # noqa: F401  (a fixture, used by name)
     dice_for,
     inspect,
+    make_beacon_table,
     make_sea_table,
     make_table,
     numbers_of,
@@ -637,6 +639,65 @@ def test_names_are_shown_as_text_never_as_markup(browser: Any, tmp_path: Path) -
         assert screen.page.evaluate("() => document.body.dataset.hacked") is None
         assert screen.errors == []
         screen.close()
+    finally:
+        server.close()
+        table.stop()
+
+
+def test_a_scenario_panel_shows_and_plays_any_scenario(
+    browser: Any, tmp_path: Path, beacons: None
+) -> None:
+    """A toy scenario, unknown to the page: its public panel on the big screen, its private
+    panel on its player's phone only, its actions as buttons (few) or a list (many)."""
+    table = make_beacon_table(tmp_path / "beacons.sqlite", ["red", "blue", "white"])
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        red, blue = Device(browser, server.url, PHONE), Device(browser, server.url, PHONE)
+        red.bind("red")
+        blue.bind("blue")
+        panel = screen.page.locator("#scenario-panel")
+        assert panel.is_visible()
+        block = panel.locator('.scenario-block[data-hook="test_beacons"]')
+        assert block.locator("h3").text_content() == "Beacons"
+        assert block.locator(".counter").count() == 3
+        assert "red's secret" in red.page.text_content("#scenario")
+        assert "secret" not in screen.page.text_content("#scenario")
+        assert "red's secret" not in blue.page.text_content("#scenario")
+
+        _found(table)
+        table.call(ApplyAction(RollDice("red", inspect(table, _producing_dice)), source="t"))
+        red.wait_controls(_version(table))
+        held = inspect(table, lambda g: g.private_view("red")["you"]["resources"])
+        resource = next(r for r, n in sorted(held.items()) if n)
+        buttons = red.page.locator("#scenario-actions button[data-scenario]")  # beacons
+        assert buttons.count() == sum(1 for n in held.values() if n)
+        assert red.page.locator("#other-action").count() == 0  # not listed twice
+        before = _version(table)
+        red.page.get_by_role("button", name=f"Light a beacon: resource: {resource}").click()
+        screen.wait_version(before + 1)
+        assert inspect(table, lambda g: g.hook_state["test_beacons"]["lit"]) == {"red": 1}
+        assert "Red lit a beacon" in screen.page.text_content("#log")  # the event's text
+        red_counter = block.locator(".counter").first
+        assert red_counter.locator("b").text_content() == "1"
+        red.wait_controls(before + 1)
+        assert red.page.locator("#scenario-actions button[data-scenario]").count() == 0
+
+        signals = red.page.get_by_role("combobox", name="Test send signal")
+        signals.select_option(label="partner: Blue, resource: ore")
+        red.page.get_by_role("button", name="Test send signal", exact=True).click()
+        screen.wait_version(before + 2)
+        assert inspect(table, lambda g: g.hook_state["test_beacons"]["signals"]) == [
+            ["red", "blue", "ore"]
+        ]
+        card = block.locator(".scenario-card")
+        assert card.count() == 1 and "red to blue" in card.text_content()
+        screen.shot("screen-1920-scenario-panel")
+        red.shot("phone-360-scenario-panel")
+        for device in (screen, red, blue):
+            assert device.unnamed_controls() == []
+            assert device.errors == []
+            device.close()
     finally:
         server.close()
         table.stop()

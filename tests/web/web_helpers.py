@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion.actions import Action, EndTurn, RollDice
-from companion.board import Board, Terrain, Tile, hex_distance
-from companion.game import Game, Rules
+from companion import hooks
+from companion.actions import ACTION_TYPES, Action, EndTurn, RollDice
+from companion.board import RESOURCES, Board, Resource, Terrain, Tile, hex_distance
+from companion.game import Event, Game, IllegalAction, Phase, Rules
+from companion.hooks.base import Hook
 from companion.journal import JournaledGame
 from companion.layouts import random_board
 from companion.table import ApplyAction, Inspect, Table
@@ -171,5 +174,115 @@ def sea_board(seed: int = 11) -> Board:
 
 def make_sea_table(path: Path, players: list[str]) -> Table:
     table = Table(JournaledGame.create(path, sea_board(), players, Rules(ships=15), seed=3))
+    table.start()
+    return table
+
+
+# -- a toy scenario for the generic scenario panel ------------------------------------------
+
+
+@dataclass(frozen=True)
+class LightBeacon(Action):
+    """Burn one card of ``resource`` to light a beacon (a toy scenario's action)."""
+
+    type: ClassVar[str] = "test_light_beacon"
+    label: ClassVar[str] = "Light a beacon"
+    resource: Resource
+
+
+@dataclass(frozen=True)
+class SendSignal(Action):
+    """Tell ``partner`` about ``resource`` (free; many choices, so the page lists them)."""
+
+    type: ClassVar[str] = "test_send_signal"
+    partner: str
+    resource: Resource
+
+
+class Beacons(Hook):
+    """A toy scenario: in the main phase the current player may light one beacon a turn
+    (paying a card) and send signals. Every panel kind and both views are used."""
+
+    name = "test_beacons"
+    actions = (LightBeacon, SendSignal)
+
+    def _state(self, game: Game) -> dict[str, Any]:
+        return game.hook_state.setdefault(self.name, {"lit": {}, "signals": [], "turn": -1})
+
+    def generate(self, game: Game, out: list[Action]) -> None:
+        if game.phase != Phase.MAIN:
+            return
+        me = game.current_player
+        if self._state(game)["turn"] != game.turn_number:
+            hand = game.hands[game.current]
+            out.extend(LightBeacon(me, r) for i, r in enumerate(RESOURCES) if hand[i])
+        out.extend(SendSignal(me, o, r) for o in game.players if o != me for r in RESOURCES)
+
+    def check(self, game: Game, p: int, action: Action) -> None:
+        if game.phase != Phase.MAIN or p != game.current:
+            raise IllegalAction("B.1", "beacons are lit in one's own turn, after the roll")
+        if isinstance(action, LightBeacon):
+            if self._state(game)["turn"] == game.turn_number:
+                raise IllegalAction("B.2", "one beacon a turn")
+            if not game.hands[p][RESOURCES.index(action.resource)]:
+                raise IllegalAction("B.3", "{} has no {}", game.players[p], action.resource.value)
+
+    def execute(self, game: Game, p: int, action: Action) -> list[Event]:
+        state, me = self._state(game), game.players[p]
+        if isinstance(action, LightBeacon):
+            i = RESOURCES.index(action.resource)
+            game.hands[p][i] -= 1
+            game.bank[i] += 1
+            state["lit"][me] = state["lit"].get(me, 0) + 1
+            state["turn"] = game.turn_number
+            return [{"type": "beacon", "player": me, "text": "lit a beacon"}]
+        assert isinstance(action, SendSignal)
+        state["signals"].append([me, action.partner, action.resource.value])
+        return [{"type": "signal", "player": me}]
+
+    def public_view(self, game: Game) -> dict[str, Any]:
+        state = self._state(game)
+        return {
+            "title": "Beacons",
+            "text": "One beacon a turn.",
+            "sections": [
+                {
+                    "title": "Lit",
+                    "kind": "counters",
+                    "items": [
+                        {"label": c, "value": state["lit"].get(c, 0), "color": c}
+                        for c in game.players
+                    ],
+                },
+                {
+                    "title": "Signals",
+                    "kind": "cards",
+                    "items": [
+                        {"label": f"{a} to {b}", "text": r, "color": a, "tags": ["sent"]}
+                        for a, b, r in state["signals"]
+                    ],
+                },
+                {"title": "Turn", "kind": "list", "items": [{"label": "turn", "value": 0}]},
+            ],
+        }
+
+    def private_view(self, game: Game, p: int) -> dict[str, Any]:
+        secret = f"{game.players[p]}'s secret"
+        return {"title": "Secret", "sections": [{"kind": "list", "items": [{"label": secret}]}]}
+
+
+@pytest.fixture(name="beacons")
+def beacons_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Makes the toy scenario's hook and actions known (for this test only)."""
+    monkeypatch.setitem(hooks.HOOKS, Beacons.name, Beacons)
+    for cls in Beacons.actions:
+        monkeypatch.setitem(ACTION_TYPES, cls.type, cls)
+
+
+def make_beacon_table(path: Path, players: list[str]) -> Table:
+    """A table playing the toy scenario (needs the ``beacons`` fixture)."""
+    rules = Rules.for_players(len(players))
+    rules = Rules.from_json({**rules.to_json(), "hooks": [{"hook": Beacons.name}]})
+    table = Table(JournaledGame.create(path, random_board(4, seed=11), players, rules, seed=3))
     table.start()
     return table

@@ -74,7 +74,7 @@ const swatch = (name) =>
 
 function paint(root) {
   for (const el of root.querySelectorAll(".swatch")) el.style.background = el.dataset.colour;
-  for (const el of root.querySelectorAll(".player")) {
+  for (const el of root.querySelectorAll(".player, .scenario-card[data-color]")) {
     el.style.setProperty("--pc", colour(el.dataset.color));
   }
 }
@@ -408,7 +408,8 @@ function describe(ev) {
     case "turn": return `Turn ${ev.turn}: ${who}`;
     case "won": return `${who} won with ${ev.victory_points} points!`;
     case "undone": return `Undone: ${ev.action.replace(/_/g, " ")}`;
-    default: return `${who} ${ev.type.replace(/_/g, " ")}`;
+    // A scenario's event says in ``text`` what happened (docs/api.md, the scenario panel).
+    default: return `${who} ${ev.text || ev.type.replace(/_/g, " ")}`;
   }
 }
 
@@ -433,6 +434,7 @@ function renderState() {
   renderLastRoll();
   renderPlayers();
   renderYou();
+  renderScenario();
   renderOffers();
   $("setup-panel").hidden = !state.phase.startsWith("founding");
   if (S.stats) renderStats();
@@ -526,6 +528,120 @@ function renderYou() {
     ${fresh.length ? `<p class="small">Bought this turn (playable from your next turn): ${esc(fresh.join(", "))}.</p>` : ""}
     <p class="small">Victory points with hidden cards: <b>${you.victory_points}</b>.
       Bank trades: ${ratios.length ? esc(ratios.join(", ")) : "4:1"}.</p>`;
+}
+
+// -- the scenario panel: any scenario's tokens, cards and actions, drawn from the state -------
+
+// Panels shaped as docs/api.md "The scenario panel" describes; the page knows no scenario.
+function renderScenario() {
+  const scenario = S.state.scenario;
+  $("scenario-panel").hidden = !scenario;
+  if (!scenario) return;
+  const you = S.state.you && S.state.you.scenario ? S.state.you.scenario.panels : [];
+  const panels = scenario.panels.concat(you.map((p) => ({ ...p, mine: true })));
+  const box = $("scenario");
+  box.innerHTML = panels.map(scenarioBlock).join("") ||
+    `<p class="small">Nothing to show for this scenario yet.</p>`;
+  paint(box);
+}
+
+function scenarioBlock(panel) {
+  const sections = (panel.sections || []).map((sec) => {
+    const items = sec.items || [];
+    const title = sec.title ? `<h4>${esc(sec.title)}</h4>` : "";
+    if (!items.length) return `${title}<p class="small">none</p>`;
+    if (sec.kind === "counters") {
+      return `${title}<ul class="counters">${items.map((it) => `<li class="counter">
+        <b>${esc(it.value ?? "")}</b><span>${it.color ? swatch(it.color) + " " : ""}${esc(it.label)}</span>
+        ${it.text ? `<span class="small">${esc(it.text)}</span>` : ""}</li>`).join("")}</ul>`;
+    }
+    if (sec.kind === "cards") {
+      return `${title}<ul class="scenario-cards">${items.map((it) => `<li class="scenario-card"
+        ${it.color ? `data-color="${esc(it.color)}"` : ""}><b>${esc(it.label)}</b>${tagsHtml(it)}
+        ${it.value !== undefined ? ` <span>${esc(it.value)}</span>` : ""}
+        ${it.text ? `<p>${esc(it.text)}</p>` : ""}</li>`).join("")}</ul>`;
+    }
+    return `${title}<ul class="scenario-list">${items.map((it) => `<li>${it.color ? swatch(it.color) + " " : ""}${esc(it.label)}${
+      it.value !== undefined ? `: <b>${esc(it.value)}</b>` : ""}${it.text ? ` — ${esc(it.text)}` : ""}${tagsHtml(it)}</li>`).join("")}</ul>`;
+  }).join("");
+  return `<section class="scenario-block" data-hook="${esc(panel.hook)}">
+    <h3>${esc(panel.title || cap(String(panel.hook).replace(/_/g, " ")))}${panel.mine ? `<span class="tag-chip">only you see this</span>` : ""}</h3>
+    ${panel.text ? `<p>${esc(panel.text)}</p>` : ""}${sections}</section>`;
+}
+
+function tagsHtml(item) {
+  return (item.tags || []).map((t) => `<span class="tag-chip">${esc(t)}</span>`).join("");
+}
+
+// The action types a scenario adds, with their labels (empty without a scenario).
+function scenarioLabels() {
+  return (S.state && S.state.scenario && S.state.scenario.actions) || {};
+}
+
+// A scenario action's parameters in words ("guild: traders, resource: ore").
+function paramsText(a) {
+  return Object.entries(a).filter(([k]) => k !== "type" && k !== "player")
+    .map(([k, v]) => `${k.replace(/_/g, " ")}: ${paramText(k, v)}`).join(", ");
+}
+
+function paramText(key, value) {
+  if (Array.isArray(value) && value.length === 2 && Number.isInteger(value[0]) && key === "hex") {
+    return hexName(value.join(","));
+  }
+  if (Array.isArray(value) && value.length === 3 && Number.isInteger(value[0])) {
+    return spotName(["N", "S"].includes(value[2]) ? "vertex" : "edge", value.join(","));
+  }
+  if (Array.isArray(value)) return value.map((v) => paramText(key, v)).join(" and ");
+  if (value && typeof value === "object") return cardsText(value);
+  if (S.session.players.includes(value)) return cap(value);
+  return String(value).replace(/_/g, " ");
+}
+
+// The bound player's legal scenario actions: a button each while they are few, else a list
+// to choose from and one button.
+function renderScenarioActions(acts) {
+  const box = $("scenario-actions");
+  const labels = scenarioLabels();
+  const byType = new Map();
+  for (const a of acts) {
+    if (labels[a.type]) byType.set(a.type, (byType.get(a.type) || []).concat([a]));
+  }
+  S.scenarioActions = [];
+  const parts = [];
+  for (const [type, list] of byType) {
+    const label = labels[type];
+    const first = S.scenarioActions.length;
+    S.scenarioActions.push(...list);
+    if (list.length <= 6) {
+      parts.push(`<fieldset class="control"><legend>${esc(label)}</legend><div class="row">${list.map((a, i) => {
+        const params = paramsText(a);
+        return `<button type="button" data-scenario="${first + i}">${esc(params ? `${label}: ${params}` : label)}</button>`;
+      }).join("")}</div></fieldset>`);
+    } else {
+      parts.push(`<fieldset class="control"><legend>${esc(label)}</legend><div class="row">
+        <select id="scenario-${esc(type)}" aria-label="${esc(label)}">${list.map((a, i) =>
+          `<option value="${first + i}">${esc(paramsText(a))}</option>`).join("")}</select>
+        <button type="button" data-scenario-pick="${esc(type)}">${esc(label)}</button></div></fieldset>`);
+    }
+  }
+  // A choice survives the redraw by its words: the same index may name another action now.
+  const kept = {};
+  for (const el of box.querySelectorAll("select[id]")) {
+    if (el.selectedIndex >= 0) kept[el.id] = el.options[el.selectedIndex].textContent;
+  }
+  box.innerHTML = parts.join("");
+  for (const [id, text] of Object.entries(kept)) {
+    const option = $(id) && [...$(id).options].find((o) => o.textContent === text);
+    if (option) $(id).value = option.value;
+  }
+}
+
+function scenarioClicked(button) {
+  if (button.dataset.scenario !== undefined) {
+    return post(S.scenarioActions[Number(button.dataset.scenario)]);
+  }
+  const select = $(`scenario-${button.dataset.scenarioPick}`);
+  return select ? post(S.scenarioActions[Number(select.value)]) : undefined;
 }
 
 function renderLog() {
@@ -853,7 +969,7 @@ function promptText() {
 function renderControls() {
   const box = $("controls");
   const me = S.session.player;
-  if (!me) { box.innerHTML = ""; return; }
+  if (!me) { box.innerHTML = ""; $("scenario-actions").innerHTML = ""; return; }
   $("prompt").textContent = promptText();
   const key = JSON.stringify([S.actions, S.state.phase]);
   if (key === S.actionsKey) return; // keep what the player is typing
@@ -944,7 +1060,9 @@ function renderControls() {
       ${stepperInputs("gold", {})}
       <div class="row"><button type="button" data-do="gold">Take them</button></div></fieldset>`);
   }
-  const other = acts.filter((a) => !HANDLED.has(a.type));
+  const scenarioTypes = scenarioLabels();
+  renderScenarioActions(acts);
+  const other = acts.filter((a) => !HANDLED.has(a.type) && !scenarioTypes[a.type]);
   if (other.length) {
     parts.push(`<fieldset class="control"><legend>Other actions</legend>
       <div class="row"><select id="other-action" aria-label="other action">${other.map((a, i) =>
@@ -1265,6 +1383,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("offers").addEventListener("click", (e) => {
     const button = e.target.closest("button[data-offer]");
     if (button) answerOffer(button);
+  });
+  $("scenario-actions").addEventListener("click", (e) => {
+    const button = e.target.closest("button[data-scenario], button[data-scenario-pick]");
+    if (button) scenarioClicked(button);
   });
   $("controls").addEventListener("click", (e) => {
     const button = e.target.closest("button[data-do]");
