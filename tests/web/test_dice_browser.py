@@ -1,0 +1,177 @@
+"""The dice game's page in Debian's chromium, driven by Playwright.
+
+A phone bound to ann plays a whole turn by tapping: roll, hold three dice, roll the free ones,
+exchange two gold, build a knight and a road, end the turn; a phone bound to ben rolls and ends
+a turn without building (the -2). The big screen, a spectator, follows both. The rolls come
+from a stand-in tower that throws known faces, so what the page must show is known.
+Screenshots at 360 px and 1920 px go to artifacts/web/ (gitignored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_helpers import CODE
+
+from companion.dice_table import JournaledDiceGame, RollFree
+from companion.dicegame import BASIC_SHEET, PENALTY
+from companion.table import ApplyAction, Table
+from web.dice_api import create_dice_app
+from web.server import WebServer
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update"]  # fmt: skip
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
+PHONE = {"width": 360, "height": 740}
+SCREEN = {"width": 1920, "height": 1080}
+#: Generous bound for the page to catch up with the table (a sanity bound, not a benchmark).
+WAIT_MS = 10_000
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+)
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
+)
+
+#: What the stand-in tower throws, in order (six faces a throw, by die position).
+THROWS = [
+    ["gold", "gold", "ore", "wool", "grain", "brick"],
+    ["ore", "ore", "ore", "ore", "ore", "lumber"],  # only die 6 is free
+    ["lumber"] * 6,  # ben's
+]
+
+
+class StandInTower:
+    """Throws the faces of THROWS in turn for whoever rolls (the page's roll button)."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.throws = [tuple(t) for t in THROWS]
+
+    def __call__(self, player: str, source: str) -> Future[Any]:
+        return self.table.post(ApplyAction(RollFree(player, "tower", self.throws.pop(0)), source))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Table, WebServer]]:
+    table = Table(JournaledDiceGame.create(tmp_path / "dice.sqlite", ["ann", "ben"]))
+    table.start()
+    server = WebServer(create_dice_app(table, StandInTower(table), table_code=CODE))
+    yield table, server
+    server.close()
+    table.stop()
+
+
+class Device:
+    """One browser context (a phone or the big screen), with its page's errors collected."""
+
+    def __init__(self, browser: Any, url: str, viewport: dict[str, int]):
+        self.context = browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(WAIT_MS)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.goto(url + "/")
+        self.page.wait_for_selector(".sheet")
+
+    def bind(self, player: str) -> None:
+        self.page.fill("#bind-code", CODE.lower())
+        self.page.select_option("#bind-player", player)
+        self.page.get_by_role("button", name="Join as this player", exact=True).click()
+        self.page.wait_for_selector("#bound:not([hidden])")
+
+    def wait_version(self, version: int) -> None:
+        """Until the page shows the Table's update ``version`` and its controls follow it."""
+        self.page.wait_for_function(
+            """v => Number(document.body.dataset.version) >= v
+                 && Number(document.getElementById('controls').dataset.version) >= v""",
+            arg=version,
+        )
+
+    def click(self, name: str) -> None:
+        self.page.get_by_role("button", name=name).click()
+
+    def die(self, i: int) -> Any:
+        return self.page.locator(f'#dice button[data-die="{i}"]')
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.evaluate("window.scrollTo(0, 0)")
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def tap(device: Device, table: Table, name: str) -> None:
+    """Tap the button ``name`` and wait until the page shows what it did (one update)."""
+    before = table.state()["version"]
+    device.click(name)
+    device.wait_version(before + 1)
+
+
+def test_a_turn_played_by_tapping_and_followed_on_the_big_screen(browser: Any, served) -> None:
+    table, server = served
+    screen = Device(browser, server.url, SCREEN)
+    ann = Device(browser, server.url, PHONE)
+    ann.bind("ann")
+    ann.wait_version(0)
+
+    tap(ann, table, "Roll dice")
+    faces = [ann.die(i).locator("b").inner_text().lower() for i in range(6)]
+    assert faces == THROWS[0]
+
+    for i in (0, 1, 2, 3, 4):  # hold everything but the brick
+        before = table.state()["version"]
+        ann.die(i).click()
+        ann.wait_version(before + 1)
+        assert ann.page.locator("#dice .die.held").count() == i + 1
+    assert table.state()["dice"]["held"] == [0, 1, 2, 3, 4]
+    tap(ann, table, "Roll 1 free dice")
+    faces = [ann.die(i).locator("b").inner_text().lower() for i in range(6)]
+    assert faces == [*THROWS[0][:5], "lumber"]  # the held dice kept their faces
+
+    ann.page.select_option("#gold-resource", "brick")
+    tap(ann, table, "Exchange")
+    tap(ann, table, "Build knight 1")
+    tap(ann, table, "Build road 1")
+    assert "spent" in ann.die(0).get_attribute("class").split()
+    assert "void" in ann.die(1).get_attribute("class").split()
+    tap(ann, table, "End turn")
+    ann.shot("dice-phone")
+
+    ben = Device(browser, server.url, PHONE)
+    ben.bind("ben")
+    tap(ben, table, "Roll dice")
+    tap(ben, table, "End turn (scores −2)")
+
+    screen.wait_version(table.state()["version"])
+    expected = BASIC_SHEET.knight_values[0] + BASIC_SHEET.road_value  # what ann built
+    sheets = screen.page.locator(".sheet")
+    ann_sheet, ben_sheet = sheets.nth(0), sheets.nth(1)
+    assert ann_sheet.locator(".score").inner_text().split()[0] == str(expected)
+    assert ann_sheet.locator(".track li").first.inner_text() == str(expected)
+    assert ann_sheet.locator(".knight.built").count() == 1
+    assert ann_sheet.locator("line.road.built").count() == 2  # the start road and road 1
+    assert ben_sheet.locator(".track li.minus").first.inner_text() == str(PENALTY)
+    assert screen.page.locator("#turn-line").inner_text() == "Round 2 of 15: Ann rolls 6 dice"
+    assert screen.page.locator("#table-code").inner_text() == CODE
+    screen.shot("dice-big-screen")
+    for device in (screen, ann, ben):
+        assert device.errors == []
+        device.close()
