@@ -828,7 +828,7 @@ class Game:
             raise err
         victims = self._robber_victims(p, h)
         if a.victim is None:
-            if victims:
+            if victims and not (self.hooks and self._may_spare(p, h)):
                 names = ", ".join(self.players[v] for v in victims)
                 raise IllegalAction("1.7.4", f"choose whom to rob: {names}")
             if a.stolen is not None:
@@ -841,6 +841,10 @@ class Game:
             )
         if a.stolen is not None and self.hands[v][RESOURCES.index(a.stolen)] == 0:
             raise IllegalAction("1.7.4", f"{a.victim} holds no {a.stolen.value}")
+
+    def _may_spare(self, p: int, h: int) -> bool:
+        """Whether a hook lets seat ``p`` rob nobody on hex ``h`` (see Hook.may_spare)."""
+        return any(hook.may_spare(self, p, h) for hook in self.hooks)
 
     def _pirate_victims(self, p: int, h: int) -> list[int]:
         t = self.topology
@@ -1129,6 +1133,8 @@ class Game:
                     action = made[key] = MoveRobber(me, hexes[h])
                 out.append(action)
                 continue
+            if self.hooks and self._may_spare(p, h):
+                out.append(MoveRobber(me, hexes[h]))
             for o in victims:
                 key = (MoveRobber, p, h, o)
                 action = made.get(key)
@@ -1592,7 +1598,13 @@ class Game:
         event: Event = {"type": "robber_moved", "player": a.player, "hex": list(a.hex)}
         self._steal(p, a.victim, a.stolen, event)
         self.phase = self.after_robber
-        return [event]
+        if not self.hooks:
+            return [event]
+        victim = None if a.victim is None else self._seat[a.victim]
+        return [
+            event,
+            *(e for hook in self.hooks for e in hook.after_robber(self, p, self.robber, victim)),
+        ]
 
     def _do_maritime(self, p: int, a: MaritimeTrade) -> list[Event]:
         give, get = RESOURCES.index(a.give), RESOURCES.index(a.get)

@@ -57,6 +57,16 @@ class Hook:
     def after_settlement(self, game: Game, p: int, v: int, founding: bool) -> list[Event]:
         return []
 
+    def may_spare(self, game: Game, p: int, h: int) -> bool:
+        """Whether seat ``p`` may move the robber to hex ``h`` and rob nobody, though a
+        player there could be robbed (Best Friends: a harmless move to the desert)."""
+        return False
+
+    def after_robber(self, game: Game, p: int, h: int, victim: int | None) -> list[Event]:
+        """Seat ``p`` has just moved the robber to hex ``h`` and robbed ``victim`` (a seat) or
+        nobody: what the move earns in this scenario."""
+        return []
+
     def route_error(self, game: Game, p: int, e: int, kind: int) -> IllegalAction | None:
         """Why seat ``p`` may not put a road or ship (``kind``, the engine's ROAD or SHIP) on
         free side ``e`` now, beyond the base rules (a map's own road spaces), or None.

@@ -19,6 +19,7 @@ from companion.actions import (
     Action,
     BuildSettlement,
     EndTurn,
+    MoveRobber,
     action_from_json,
     action_to_json,
     register_action,
@@ -181,3 +182,40 @@ def test_views_carry_the_scenario_panel_only_in_a_game_with_hooks() -> None:
         "actions": {"test_pay_toll": "Test pay toll"},
     }
     assert game.private_view("blue")["you"]["scenario"] == {"panels": []}
+
+
+class Lenient(Hook):
+    """A toy hook: the robber may always spare everyone; every move is reported."""
+
+    name = "test_lenient"
+
+    def may_spare(self, game: Game, p: int, h: int) -> bool:
+        return True
+
+    def after_robber(self, game: Game, p: int, h: int, victim: int | None) -> list[Event]:
+        return [{"type": "noticed", "hex": list(game.topology.hexes[h]), "victim": victim}]
+
+
+def test_a_hook_may_let_the_robber_spare_everyone_and_hears_of_every_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(hooks.HOOKS, Lenient.name, Lenient)
+    rules = Rules.from_json({**Rules.for_players(3).to_json(), "hooks": [{"hook": Lenient.name}]})
+    game = Game(fixed_board(), ["red", "blue", "white"], rules, Script())
+    found(game)
+    roll(game, 7)
+    spare = MoveRobber("red", (1, 0))  # blue's settlement is on it, with cards to rob
+    assert (
+        spare in game.legal_actions() and MoveRobber("red", (1, 0), "blue") in game.legal_actions()
+    )
+    events = game.apply(spare)
+    assert events[-1] == {"type": "noticed", "hex": [1, 0], "victim": None}
+    assert sum(game.hands[1]) == 3  # blue kept the cards of their second settlement
+
+
+def test_without_such_a_hook_the_robber_must_rob_someone() -> None:
+    game = Game(fixed_board(), ["red", "blue", "white"], rng=Script())
+    found(game)
+    roll(game, 7)
+    assert refusal(game, MoveRobber("red", (1, 0))).rule == "1.7.4"
+    assert MoveRobber("red", (1, 0)) not in game.legal_actions()
