@@ -74,6 +74,10 @@ class GreedyBot:
         return best
 
     def score(self, game: Game, a: Action) -> float:
+        for hook in game.hooks:  # a scenario knows best what its goals are worth
+            judged = hook.bot_score(game, a)
+            if judged is not None:
+                return judged
         p = game.seat(a.player)
         match a:
             case BuildCity(vertex=v):
@@ -114,9 +118,6 @@ class GreedyBot:
                 return 5
             case DomesticTrade():
                 return 0
-        for hook in game.hooks:  # a scenario's own action: its hook knows what it is worth
-            if type(a) in hook.actions:
-                return hook.bot_score(game, a)
         return 0
 
     # -- rules of thumb ----------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.hooks import seafarers
+from companion.hooks import pirate_islands, seafarers
 from companion.hooks.base import Hook
 
 #: every hook a scenario file may name, by name
@@ -22,6 +22,7 @@ HOOKS: dict[str, type[Hook]] = {
         seafarers.RobberForbidden,
         seafarers.IslandBonus,
         seafarers.Exploration,
+        pirate_islands.PirateIslands,
     )
 }
 

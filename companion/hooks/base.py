@@ -109,10 +109,11 @@ class Hook:
         kind ("settlements", ...): e.g. the settlement on top of a pirate fortress."""
         return {}
 
-    def bot_score(self, game: Game, action: Action) -> float:
-        """How much a simple computer player (:class:`companion.bots.GreedyBot`) likes one of
-        this hook's actions; the base game's end of turn scores 5."""
-        return 0.0
+    def bot_score(self, game: Game, action: Action) -> float | None:
+        """How much a simple computer player (:class:`companion.bots.GreedyBot`) likes
+        ``action`` in this scenario (the base game's end of turn scores 5, a settlement about
+        100), or None to leave it to the bot's own rules of thumb."""
+        return None
 
     def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
         """Hexes a new road or ship on side ``e`` turns face up (drawn at random)."""

@@ -46,6 +46,7 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "Edge": st.builds(edge, coord, coord, st.sampled_from(SIDES)),
     "Hex": st.tuples(coord, coord),
     "tuple[int, int]": st.tuples(st.integers(1, 6), st.integers(1, 6)),
+    "int": st.integers(-(2**40), 2**40),
     "DevCard": st.sampled_from(list(DevCard)),
     "Resource": st.sampled_from(RESOURCES),
     "tuple[Resource, ...]": st.lists(st.sampled_from(RESOURCES), max_size=3).map(tuple),
@@ -158,6 +159,8 @@ def test_cards_leave_out_zero_counts() -> None:
             "domestic_trade.get.wool",
         ),
         ({"type": "maritime_trade", "player": "red", "give": "ore", "get": None}, ".get"),
+        ({"type": "attack_fortress", "player": "red", "die": "6"}, "attack_fortress.die"),
+        ({"type": "attack_fortress", "player": "red", "die": True}, "attack_fortress.die"),
     ],
 )
 def test_malformed_json_is_refused_naming_the_field(data: Any, named: str) -> None:
