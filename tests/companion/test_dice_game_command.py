@@ -1,0 +1,109 @@
+"""``catan-companion dice-game`` and ``demo --dice-game``: bad input, and kill -9 with resume."""
+
+from __future__ import annotations
+
+import json
+import signal
+import urllib.request
+from pathlib import Path
+
+import pytest
+from demo_process import start_companion
+
+from companion.cli import main
+from companion.dice_table import JournaledDiceGame
+from companion.journal import JournaledGame
+from companion.layouts import random_board
+
+KILLS = 5
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "ann,<b>"], "'<b>' is no name"),
+        (["--players", "ann,ann"], "different names"),
+        (["--players", "ann", "--variant", "plus"], "players: give 2 to 4"),
+        (["--players", "a,b,c,d,e"], "players: give 1 to 4"),
+    ],
+)
+def test_bad_players_are_refused_in_one_line_and_make_no_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    journal = tmp_path / "dice.sqlite"
+    assert main(["dice-game", "--journal", str(journal), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not journal.exists()
+
+
+def test_each_command_refuses_the_other_kind_of_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board = tmp_path / "board.sqlite"
+    JournaledGame.create(board, random_board(4, seed=1), ["red", "blue", "white"]).close()
+    assert main(["dice-game", "--journal", str(board), "--port", "0"]) == 2
+    assert "holds a board game" in capsys.readouterr().err
+    dice = tmp_path / "dice.sqlite"
+    JournaledDiceGame.create(dice, ["ann"]).close()
+    assert main(["run", "--journal", str(dice), "--port", "0"]) == 2
+    assert "catan-companion dice-game --journal" in capsys.readouterr().err
+
+
+def test_the_dice_demo_has_no_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--dice-game", "--scenario", "new-shores", "--port", "0"]) == 2
+    assert "no scenarios" in capsys.readouterr().err
+
+
+def test_a_real_table_with_the_tower_serves_the_dice_game_and_stops_cleanly(
+    tmp_path: Path,
+) -> None:
+    journal = tmp_path / "dice.sqlite"
+    proc, url = start_companion(
+        "dice-game", "--players", "ann,ben", "--variant", "plus", "--port", "0",
+        "--journal", str(journal), "--serial", "sim://dice-command",
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+            state = json.load(r)
+        assert state["game"] == "dice" and state["variant"] == "plus"
+        assert [p["color"] for p in state["players"]] == ["ann", "ben"]
+        with urllib.request.urlopen(url + "dice", timeout=10) as r:
+            assert b"dice.js" in r.read()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    assert JournaledDiceGame.open(journal).damage is None
+
+
+def test_kill_9_loses_nothing_the_page_was_told_and_the_game_goes_on(tmp_path: Path) -> None:
+    journal = tmp_path / "dice.sqlite"
+    known: list[dict] = []
+    for cycle in range(KILLS):
+        proc, url = start_companion(
+            "demo", "--dice-game", "plus", "--port", "0", "--journal", str(journal),
+            "--speed", "300", "--seed", "5",
+        )  # fmt: skip
+        try:
+            told = len(known)
+            with urllib.request.urlopen(url + "api/events", timeout=10) as stream:
+                for raw in stream:
+                    if raw.startswith(b"data:"):
+                        shown = json.loads(raw[5:]).get("state", json.loads(raw[5:]))
+                        assert shown["action_count"] >= len(known), f"cycle {cycle}"
+                        told = max(told, shown["action_count"])
+                        if told >= len(known) + 10 or shown["phase"] == "over":
+                            break
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        jg = JournaledDiceGame.open(journal)
+        assert jg.damage is None, f"cycle {cycle}: {jg.damage}"
+        history = list(jg.history)
+        jg.close()
+        assert len(history) >= told, f"cycle {cycle}: the page saw {told}, journal {len(history)}"
+        assert history[: len(known)] == known, f"cycle {cycle}: the journal's past changed"
+        known = history
+        if jg.game.over:
+            break
+    assert len(known) >= 10
