@@ -1709,9 +1709,12 @@ class Game:
         if self.phase in (_FOUNDING_SETTLEMENT, _FOUNDING_ROAD):
             return
         vp = self.victory_points(p)
-        if vp >= self.rules.victory_points:
-            if self.hooks and not all(h.may_win(self, p) for h in self.hooks):
-                return
+        won = vp >= self.rules.victory_points
+        if self.hooks:
+            won = (won and all(h.may_win(self, p) for h in self.hooks)) or any(
+                h.goal_reached(self, p) for h in self.hooks
+            )
+        if won:
             self.winner = p
             self.phase = _GAME_OVER
             events.append({"type": "won", "player": self.players[p], "victory_points": vp})

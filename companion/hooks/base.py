@@ -104,6 +104,11 @@ class Hook:
         for more, such as a captured fortress, says no until it is done)."""
         return True
 
+    def goal_reached(self, game: Game, p: int) -> bool:
+        """Whether seat ``p`` has reached the scenario's own goal, which wins whatever the
+        points (a completed wonder, say); asked when :meth:`may_win` is, on ``p``'s turn."""
+        return False
+
     def pieces_aside(self, game: Game, p: int) -> dict[str, int]:
         """Pieces of seat ``p`` the scenario holds off the board and out of the supply, by
         kind ("settlements", ...): e.g. the settlement on top of a pirate fortress."""

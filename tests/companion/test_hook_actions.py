@@ -11,13 +11,25 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pytest
-from conftest import Script, V, build_roads, corner_path, fixed_board, found, give, refusal, roll
+from conftest import (
+    Script,
+    V,
+    build_roads,
+    buy_card,
+    corner_path,
+    fixed_board,
+    found,
+    give,
+    refusal,
+    roll,
+)
 
 from companion import hooks
 from companion.actions import (
     ACTION_TYPES,
     Action,
     BuildSettlement,
+    DevCard,
     EndTurn,
     MoveRobber,
     action_from_json,
@@ -25,7 +37,7 @@ from companion.actions import (
     register_action,
 )
 from companion.board import RESOURCES, Resource
-from companion.game import Event, Game, IllegalAction, Rules
+from companion.game import Event, Game, IllegalAction, Phase, Rules
 from companion.hooks.base import Hook
 from companion.journal import JournaledGame
 
@@ -219,3 +231,63 @@ def test_without_such_a_hook_the_robber_must_rob_someone() -> None:
     roll(game, 7)
     assert refusal(game, MoveRobber("red", (1, 0))).rule == "1.7.4"
     assert MoveRobber("red", (1, 0)) not in game.legal_actions()
+
+
+# -- the hook points of victory ----------------------------------------------------------------
+
+
+class OreGoal(Hook):
+    """A toy goal: holding ``ore`` ore wins; ``points`` says whether the points may win."""
+
+    name = "test_ore_goal"
+
+    def goal_reached(self, game: Game, p: int) -> bool:
+        return game.hands[p][RESOURCES.index(Resource.ORE)] >= self.params["ore"]
+
+    def may_win(self, game: Game, p: int) -> bool:
+        return self.params["points"]
+
+
+def goal_game(target: int, points: bool, monkeypatch: pytest.MonkeyPatch) -> Game:
+    monkeypatch.setitem(hooks.HOOKS, OreGoal.name, OreGoal)
+    spec = {"hook": OreGoal.name, "ore": 3, "points": points}
+    rules = Rules.from_json({**Rules.for_players(3).to_json(), "victory_points": target})
+    rules = Rules.from_json({**rules.to_json(), "hooks": [spec]})
+    game = Game(fixed_board(), ["red", "blue", "white"], rules, Script())
+    found(game)
+    return game
+
+
+def test_a_goal_reached_wins_below_the_points_target_on_ones_own_turn(monkeypatch) -> None:
+    game = goal_game(10, True, monkeypatch)
+    roll(game, 12)
+    game.apply(EndTurn("red"))
+    give(game, "red", ore=3)  # in blue's turn: nobody wins outside their own turn (3.8.2)
+    roll(game, 2)
+    game.apply(EndTurn("blue"))
+    assert game.winner is None
+    roll(game, 2)
+    events = game.apply(EndTurn("white"))
+    # 1.13.3: the goal reached outside red's turn wins at the start of it
+    assert game.winner_color == "red" and game.phase == Phase.GAME_OVER
+    assert {"type": "won", "player": "red", "victory_points": 2} in events
+
+
+def test_may_win_holds_back_a_win_by_points_but_not_a_goal_reached(monkeypatch) -> None:
+    # two founding settlements and a victory point card reach a target of 3
+    vetoed = goal_game(3, False, monkeypatch)
+    roll(vetoed, 12)
+    buy_card(vetoed, "red", DevCard.VICTORY_POINT)
+    assert vetoed.victory_points(0) == 3
+    assert vetoed.winner is None and vetoed.phase == Phase.MAIN
+    give(vetoed, "red", ore=3)
+    vetoed.apply(EndTurn("red"))  # seen at the start of red's next turn
+    for color in ("blue", "white"):
+        assert vetoed.winner is None
+        roll(vetoed, 2)
+        vetoed.apply(EndTurn(color))
+    assert vetoed.winner_color == "red"
+    allowed = goal_game(3, True, monkeypatch)
+    roll(allowed, 12)
+    buy_card(allowed, "red", DevCard.VICTORY_POINT)
+    assert allowed.winner_color == "red"
