@@ -241,6 +241,9 @@ class Randomness(Protocol):
         ...
 
 
+_DIE = (1, 2, 3, 4, 5, 6)
+
+
 class RandomSource:
     """Randomness from Python's Mersenne Twister, reproducible by seed."""
 
@@ -248,8 +251,10 @@ class RandomSource:
         self._random = random.Random(seed)
 
     def roll(self) -> tuple[int, int]:
-        # randrange(1, 7) is what randint(1, 6) calls: the same numbers, one call less.
-        return (self._random.randrange(1, 7), self._random.randrange(1, 7))
+        # choice() draws the same numbers as randint(1, 6) (one uniform index below 6 per
+        # die), with less argument checking on the way.
+        choice = self._random.choice
+        return (choice(_DIE), choice(_DIE))
 
     def pick(self, weights: Sequence[int]) -> int:
         x = self._random.randrange(sum(weights))
@@ -488,7 +493,13 @@ class Game:
         cls = type(action)
         if cls is RollDice:  # most actions are rolls: the quick way
             if action.dice is None:
-                return RollDice(action.player, self.rng.roll(), action.source)
+                # A roll is a value like any other action: each (player, dice, source) is
+                # made once per game.
+                key = (RollDice, action.player, tuple(self.rng.roll()), action.source)
+                rolled = self._made.get(key)
+                if rolled is None:
+                    rolled = self._made[key] = RollDice(action.player, key[2], action.source)
+                return rolled
             return action
         if cls in _WITHOUT_OUTCOME:
             return action
@@ -1494,56 +1505,69 @@ class Game:
         CHOOSE_GOLD phase until every choice is in.
         """
         t = self.topology
-        vertex_owner, vertex_level = self.vertex_owner, self.vertex_level
-        owed = [[0] * N_RES for _ in self.players]
-        gold = [0] * len(self.players)
+        hexes, hex_vertices, hex_resource = t.hexes, t.hex_vertices, self.hex_resource
+        vertex_owner, vertex_level, robber = self.vertex_owner, self.vertex_level, self.robber
+        # Only the seats and resources that produce: a roll pays one or two hexes' corners.
+        owed: dict[int, list[int]] = {}
+        claims: dict[int, int] = {}
+        gold: dict[int, int] = {}
         producing, blocked = [], []
         for h in self.hexes_by_number.get(total, ()):
-            if h == self.robber:
-                blocked.append(list(t.hexes[h]))
+            if h == robber:
+                blocked.append(list(hexes[h]))
                 continue
-            producing.append(list(t.hexes[h]))
-            r = self.hex_resource[h]
-            for v in t.hex_vertices[h]:
+            producing.append(list(hexes[h]))
+            r = hex_resource[h]
+            for v in hex_vertices[h]:
                 owner = vertex_owner[v]
-                if owner >= 0:
-                    if r >= 0:
-                        owed[owner][r] += vertex_level[v]
-                    else:
-                        gold[owner] += vertex_level[v]
+                if owner < 0:
+                    continue
+                level = vertex_level[v]
+                if r < 0:
+                    gold[owner] = gold.get(owner, 0) + level
+                    continue
+                row = owed.get(owner)
+                if row is None:
+                    row = owed[owner] = [0] * N_RES
+                row[r] += level
+                claims[r] = claims.get(r, 0) + level
         out: dict[str, Any] = {"producing": producing, "blocked": blocked}
-        if any(gold):
-            self.start_gold_choice({q: n for q, n in enumerate(gold) if n})
-            self._owed = owed
+        if gold:
+            self.start_gold_choice(dict(sorted(gold.items())))
+            for q, row in owed.items():
+                self._owed[q] = row
             out["gold_due"] = {self.players[q]: n for q, n in self.gold_due.items()}
             return out
-        out.update(self._pay_out(owed))
+        out.update(self._pay_out(owed, claims))
         return out
 
-    def _pay_out(self, owed: list[list[int]]) -> dict[str, Any]:
-        """Pay production owed per seat and resource, under the shortage rule (1.6.5)."""
+    def _pay_out(self, owed: dict[int, list[int]], claims: dict[int, int]) -> dict[str, Any]:
+        """Pay production under the shortage rule (1.6.5): ``owed`` maps seats to the cards
+        they are owed (counts per resource), ``claims`` each owed resource to its total."""
         bank, hands, players = self.bank, self.hands, self.players
         short = []
-        for r, claim in enumerate([sum(column) for column in zip(*owed, strict=True)]):
-            if claim <= bank[r]:
+        for r in sorted(claims):
+            if claims[r] <= bank[r]:
                 continue
             short.append(RESOURCE_NAMES[r])
-            owed_players = [o for o in owed if o[r]]
-            if len(owed_players) == 1:
-                owed_players[0][r] = bank[r]
+            owed_rows = [o for o in owed.values() if o[r]]
+            if len(owed_rows) == 1:
+                owed_rows[0][r] = bank[r]
             else:
-                for o in owed_players:
+                for o in owed_rows:
                     o[r] = 0
         gains = {}
-        for q, o in enumerate(owed):
-            if any(o):
-                hand = hands[q]
-                cards = {}
-                for r, n in enumerate(o):
-                    if n:
-                        hand[r] += n
-                        bank[r] -= n
-                        cards[RESOURCE_NAMES[r]] = n
+        for q in sorted(owed):
+            o = owed[q]
+            hand = hands[q]
+            cards = {}
+            for r in range(N_RES):
+                n = o[r]
+                if n:
+                    hand[r] += n
+                    bank[r] -= n
+                    cards[RESOURCE_NAMES[r]] = n
+            if cards:
                 gains[players[q]] = cards
         return {"gains": gains, "shortage": short}
 
@@ -1562,7 +1586,9 @@ class Game:
             {"type": "chose_gold", "player": a.player, "cards": a.cards.to_json()}
         ]
         if not self.gold_due:
-            events.append({"type": "produced", **self._pay_out(self._owed)})
+            owed = {q: o for q, o in enumerate(self._owed) if any(o)}
+            claims = {r: sum(o[r] for o in owed.values()) for r in range(N_RES)}
+            events.append({"type": "produced", **self._pay_out(owed, claims)})
             self._owed = []
             self.phase = self.after_gold
         return events

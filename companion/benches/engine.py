@@ -34,6 +34,7 @@ GOAL_RATIO = 3.0
 COLORS = ("red", "blue", "white", "orange", "green", "brown")
 #: catanatron stops its own games after this many turns (catanatron.game.TURNS_LIMIT).
 DEFAULT_TURN_CAP = 1000
+GAME_OVER = Phase.GAME_OVER
 
 
 @dataclass
@@ -104,9 +105,11 @@ def play_ours(seed: int, players: int, turn_cap: int, scenario: str | None = Non
     else:
         board, rules = random_board(players, seed=seed), Rules.for_players(players)
     game = Game(board, COLORS[:players], rules, rng=seed)
-    while game.phase != Phase.GAME_OVER and game.turn_number <= turn_cap:
-        actions = game.legal_actions()
-        game.apply(actions[chooser.randrange(len(actions))])
+    # Drawn as catanatron's RandomPlayer draws (random.choice); the same picks as
+    # randrange(len(actions)) would make.
+    choose, legal_actions, apply, over = chooser.choice, game.legal_actions, game.apply, GAME_OVER
+    while game.phase != over and game.turn_number <= turn_cap:
+        apply(choose(legal_actions()))
     return game
 
 
