@@ -381,6 +381,10 @@ class Game:
         self.last_roll: tuple[int, int] | None = None
         self.winner: int | None = None
         self.actions_applied = 0
+        #: counts the changes of state: what legal_actions listed holds only at its version
+        self._version = 0
+        #: the version legal_actions last listed at, and (a private copy of) the list
+        self._listed: tuple[int, tuple[Action, ...]] = (-1, ())
         # The actions legal generation hands out, each made once (they are immutable values).
         self._made: dict[tuple[Any, ...], Action] = {}
         self._end_turns = [EndTurn(c) for c in self.players]
@@ -416,6 +420,7 @@ class Game:
 
     def set_tile(self, h: Hex, tile: Tile) -> None:
         """Change a hex during play (a fog hex turned face up, RULES.md 4.3.5)."""
+        self._version += 1
         self.board.tiles[h] = tile
         self._learn_tile(self.topology.hex_index[h])
 
@@ -475,6 +480,9 @@ class Game:
                 hook.generate(self, out)
         else:
             self._generate(out)
+            # What the base engine lists is trusted when applied (see resolve); what a
+            # scenario's hooks list or forbid is always judged in full.
+            self._listed = (self._version, tuple(out))
         return out
 
     def is_legal(self, action: Action) -> bool:
@@ -488,8 +496,16 @@ class Game:
         """Check ``action`` and fill in its random outcome, without changing the state.
 
         Raises :class:`IllegalAction` if the rules refuse it.
+
+        In a game without scenario hooks, an action that is the very object
+        :meth:`legal_actions` listed in this same state (nothing applied since) was proved
+        legal by generation and is not judged again; any other action, equal or not, is
+        checked in full. Generation and the checks are held
+        to the same answers by the property tests.
         """
-        self._check(action)
+        version, listed = self._listed
+        if version != self._version or not _holds(listed, action):
+            self._check(action)
         cls = type(action)
         if cls is RollDice:  # most actions are rolls: the quick way
             if action.dice is None:
@@ -533,6 +549,7 @@ class Game:
         resolved = self.resolve(action)
         if journal is not None:
             journal(resolved)
+        self._version += 1
         events = self._execute(resolved)
         self.actions_applied += 1
         return events
@@ -1254,12 +1271,19 @@ class Game:
 
     def _execute(self, a: Action) -> list[Event]:
         p = self._seat[a.player]
-        execute = _EXECUTE.get(type(a))
+        cls = type(a)
+        execute = _EXECUTE.get(cls)
         if execute is None:
-            events = self._hook_actions[type(a)].execute(self, p, a)
+            events = self._hook_actions[cls].execute(self, p, a)
         else:
             events = execute(self, p, a)
-        if self.phase != _GAME_OVER and p == self.current:
+        # An action that gives no points cannot win (unless a scenario's hooks give points
+        # or a say of their own); the others are checked after every move on one's own turn.
+        if (
+            (self.hooks or cls not in _GIVES_NO_POINTS)
+            and self.phase != _GAME_OVER
+            and p == self.current
+        ):
             self._check_victory(p, events)
         return events
 
@@ -1910,6 +1934,14 @@ class Game:
         return {"panels": panels, "actions": labels}
 
 
+def _holds(items: tuple[Action, ...], action: Action) -> bool:
+    """Whether ``action`` itself (not merely an equal action) is one of ``items``."""
+    for x in items:  # noqa: SIM110 (any() over a generator costs several times more)
+        if x is action:
+            return True
+    return False
+
+
 def _exists(items: Iterable[object]) -> bool:
     """Whether ``items`` yields anything at all (even a 0)."""
     return next(iter(items), _NOTHING) is not _NOTHING
@@ -1971,6 +2003,25 @@ _WITHOUT_OUTCOME = frozenset(
         PlayYearOfPlenty,
         PlayMonopoly,
         Discard,
+        MaritimeTrade,
+        DomesticTrade,
+        EndTurn,
+    }
+)
+
+#: actions after which the acting player cannot have more victory points than before (in a
+#: game without hooks): the victory check after them is skipped. The end of a turn checks
+#: the next player itself (RULES.md 1.13.3).
+_GIVES_NO_POINTS = frozenset(
+    {
+        RollDice,
+        ChooseGold,
+        PlayRoadBuilding,
+        PlayYearOfPlenty,
+        PlayMonopoly,
+        Discard,
+        MoveRobber,
+        MovePirate,
         MaritimeTrade,
         DomesticTrade,
         EndTurn,
