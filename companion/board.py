@@ -121,7 +121,11 @@ CHIP_VALUES = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
 #: Probability dots ("pips") of each chip value: the ways two dice make it.
 PIPS: dict[int, int] = {n: 6 - abs(7 - n) for n in CHIP_VALUES}
 
-BOARD_KINDS = ("base", "5-6", "seafarers")
+BOARD_KINDS = ("base", "5-6", "seafarers", "country")
+
+#: Kinds whose set-up only a scenario file describes: Seafarers maps, and the printed country
+#: maps of the Big Box (RULES.md 5.3), whose town and road spaces are part of the map.
+SCENARIO_BOARD_KINDS = ("seafarers", "country")
 
 
 class BoardError(ValueError):

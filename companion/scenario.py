@@ -7,6 +7,8 @@ and load it by path). Its shape::
       "format": "catan-companion-scenario/1",
       "id": "new-shores", "title": "Heading for New Shores", "rules_section": "4.1",
       "expansion": "seafarers",
+      "board": "seafarers" | "country",                       # default seafarers (see below)
+      "extends": "new-york",                                   # a variant of another file
       "rules": {"ships": 15, "victory_points": 14},          # any companion.game.Rules field
       "hooks": [{"hook": "founding_area", "areas": ["main"], "rule": "4.1.2"}, ...],
       "checks": {"S1-RED-MAIN": {"hexes": "@main"}, "SEA-POOL-HEX": {}, ...},
@@ -32,6 +34,9 @@ random from the material of the token's first area (the variable set-up), e.g. `
 further tags only name areas the hooks use (``?:?@beyond@strip``). Every area's
 material must add up exactly, and the whole scenario must fit in the physical pool of the
 base game plus Seafarers (RULES.md 3.1.2); :func:`load_scenario` says what is wrong if not.
+A ``"country"`` board is the printed map of the Big Box country scenarios (RULES.md 5.3): its
+hexes and numbers are printed, so no pool applies; its town and road spaces are parameters of
+its ``country`` hook (:mod:`companion.hooks.country`).
 
 >>> s = load_scenario("new-shores", players=4, seed=1)
 >>> s.title, s.rules.victory_points, len(s.board.land_hexes())
@@ -51,6 +56,7 @@ from typing import Any
 from companion.actions import DevCard
 from companion.board import (
     CHIP_VALUES,
+    SCENARIO_BOARD_KINDS,
     Board,
     BoardError,
     Harbor,
@@ -114,16 +120,51 @@ def load_scenario(name_or_path: str | Path, players: int, seed: int | None = Non
             raise ScenarioError(
                 f"no scenario {name_or_path!r} (known: {', '.join(list_scenarios())})"
             )
+    data = _read(path)
+    try:
+        return _build(data, players, seed, path)
+    except (ScenarioError, BoardError, KeyError, TypeError, ValueError) as exc:
+        raise ScenarioError(f"{path.name}: {exc}") from None
+
+
+def player_counts(name_or_path: str | Path) -> list[int]:
+    """The player counts a scenario file has a layout for.
+
+    >>> player_counts("new-world")
+    [3, 4]
+    """
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = SCENARIO_DIR / f"{name_or_path}.json"
+    return sorted(int(k) for k in _read(path).get("layouts", {}))
+
+
+def _read(path: Path, depth: int = 0) -> dict[str, Any]:
+    """A scenario file's JSON, with what it ``extends`` filled in.
+
+    A variant (the Erie Canal on the New York map) names the file it builds on with
+    ``"extends": "new-york"`` (beside it): it has that file's map and rules, its own keys win,
+    and its ``hooks`` come after the ones it extends (``rules`` and ``checks`` merge).
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such file") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ScenarioError(f"{path}: not a JSON document ({exc})") from None
-    try:
-        return _build(data, players, seed, path)
-    except (ScenarioError, BoardError, KeyError, TypeError, ValueError) as exc:
-        raise ScenarioError(f"{path.name}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: a scenario file is a JSON object")
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    if depth > 4:
+        raise ScenarioError(f"{path.name}: 'extends' goes round in a circle")
+    parent = _read(path.parent / f"{base}.json", depth + 1)
+    merged = {**parent, **data}
+    merged["hooks"] = [*parent.get("hooks", ()), *data.get("hooks", ())]
+    for key in ("rules", "checks"):
+        merged[key] = {**parent.get(key, {}), **data.get(key, {})}
+    return merged
 
 
 def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) -> Scenario:
@@ -135,20 +176,30 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
         raise ScenarioError(
             f"no layout for {players} players (it has: {', '.join(sorted(layouts))})"
         )
+    if "like" in layout:  # the same map as another player count, with these keys changed
+        like = layouts.get(str(layout["like"]))
+        if like is None or "like" in like:
+            raise ScenarioError(f"layouts.{players}.like: no layout {layout['like']!r} to copy")
+        layout = {**like, **{k: v for k, v in layout.items() if k != "like"}}
+    kind = data.get("board", "seafarers")
+    if kind not in SCENARIO_BOARD_KINDS:
+        raise ScenarioError(f"board: {kind!r} is not one of {', '.join(SCENARIO_BOARD_KINDS)}")
     rng = random.Random(seed)
     tokens, areas, material_area = _parse_rows(layout["rows"])
     material = layout.get("material", {})
     spec = _setup_spec(data, layout, players, tokens, areas)
     tiles = _lay(tokens, material_area, material, spec, players, rng)
-    board = Board("seafarers", tiles, [])
+    board = Board(kind, tiles, [])
     board.harbors = _harbors(layout, rng, board)
     board.robber = _place(layout.get("robber"), board, "robber", land=True)
     board.pirate = _place(layout.get("pirate"), board, "pirate", land=False)
     catan_chips = int(layout.get("catan_chips", 0))
     hooks = tuple(dict(h) for h in data.get("hooks", ()))
     hooks += tuple(dict(h) for h in layout.get("hooks", ()))
-    # The box first (counting the face-down stacks), then the file's own set-up rules.
-    _check_pool(board, catan_chips, [h["stack"] for h in hooks if "stack" in h])
+    # The box first (counting the face-down stacks), then the file's own set-up rules. A
+    # country map is printed: its landscapes and numbers come from no box (RULES.md 5.3.1).
+    if kind == "seafarers":
+        _check_pool(board, catan_chips, [h["stack"] for h in hooks if "stack" in h])
     violations = check_board(board, spec, players).violations
     if violations:
         v = violations[0]
@@ -320,9 +371,11 @@ def _setup_spec(
     unknown = set(checks) - set(RULES)
     if unknown:
         raise ScenarioError(f"checks: unknown rule {sorted(unknown)[0]!r}")
+    hooks = [*data.get("hooks", ()), *layout.get("hooks", ())]
+    checks = {rid: _hook_params(p, hooks) for rid, p in checks.items()}
     return SetupSpec(
         name=str(data["id"]),
-        kind="seafarers",
+        kind=str(data.get("board", "seafarers")),
         players=(players,),
         frame=tuple(sorted(tokens)),
         terrains=dict(terrains),
@@ -332,6 +385,18 @@ def _setup_spec(
         rules=tuple(checks),
         params={rid: _area_params(p, areas) for rid, p in checks.items()},
     )
+
+
+def _hook_params(params: Mapping[str, Any], hooks: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """A check's parameters; ``{"hook": NAME}`` brings in that hook's (a map's town spaces are
+    written once, for the rules and the checker alike)."""
+    name = params.get("hook")
+    if name is None:
+        return params
+    entry = next((h for h in hooks if h.get("hook") == name), None)
+    if entry is None:
+        raise ScenarioError(f"checks: no hook {name!r} in the file to take parameters from")
+    return {**entry, **params}
 
 
 def _area_params(params: Mapping[str, Any], areas: dict[str, set[Hex]]) -> dict[str, Any]:

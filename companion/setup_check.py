@@ -43,18 +43,24 @@ from typing import Any
 
 from companion.board import (
     CHIP_VALUES,
+    SCENARIO_BOARD_KINDS,
     Board,
+    Edge,
     Harbor,
     Hex,
     Piece,
     Terrain,
     Vertex,
     base_frame,
+    edge,
+    edge_hexes,
+    edge_vertices,
     extension_frame,
     hex_neighbour,
     hex_neighbours,
     hex_vertices,
     rows_of,
+    vertex,
     vertex_hexes,
 )
 from companion.layouts import (
@@ -441,8 +447,8 @@ def check_board(
     ``beginner`` the rules of the beginner set-up (with 3 players, no red pieces).
     """
     if spec is None:
-        if board.kind == "seafarers":
-            raise SpecError("a seafarers board needs --scenario (which scenario is it?)")
+        if board.kind in SCENARIO_BOARD_KINDS:
+            raise SpecError(f"a {board.kind} board needs --scenario (which scenario is it?)")
         spec = spec_for("5-6" if board.kind == "5-6" else "base", players)
     if spiral:
         spec = spec.with_rules(spec.optional)
@@ -966,6 +972,155 @@ def _three_player_colours(lay: Layout) -> list[Violation]:
     if lay.players == 3 and any(p.color == "red" for p in lay.pieces):
         return [Violation("BASE-3P-COLOURS", (), "3 players: red pieces go back in the box")]
     return []
+
+
+# --- Big Box country maps (RULES.md 5.3) ----------------------------------------------------
+#
+# The parameters are the country hook's (a scenario file's check says {"hook": "country"}):
+# ``towns``, ``roads``, ``vp_spaces``, ``vp_chip_players`` (see companion.hooks.country).
+
+
+def _corner_set(params: Mapping[str, Any], key: str) -> set[Vertex]:
+    return {vertex(int(q), int(r), str(c)) for q, r, c in params.get(key, ())}
+
+
+def _chips_in_play(lay: Layout, params: Mapping[str, Any]) -> bool:
+    """Whether the VP spaces carry Catan chips (3-4 players; an unknown count is read so)."""
+    return lay.players is None or lay.players in set(params.get("vp_chip_players", (3, 4)))
+
+
+def _town_spaces(lay: Layout, params: Mapping[str, Any]) -> set[Vertex]:
+    towns = _corner_set(params, "towns")
+    return towns if _chips_in_play(lay, params) else towns | _corner_set(params, "vp_spaces")
+
+
+def _on_frame(lay: Layout, v: Vertex) -> tuple[Hex, ...]:
+    return tuple(h for h in vertex_hexes(v) if h in lay.geo.index)
+
+
+@register("BB-KNY-TOWNS")
+def _country_towns(lay: Layout) -> list[Violation]:
+    """Settlements and cities only on the map's town spaces (RULES.md 5.3.3)."""
+    params = lay.params("BB-KNY-TOWNS")
+    towns = _town_spaces(lay, params)
+    out = [
+        Violation(
+            "BB-KNY-TOWNS", _on_frame(lay, v), f"corner {tuple(v)} is no town space of the map"
+        )
+        for v in sorted(towns)
+        if not _on_frame(lay, v)
+    ]
+    for piece in lay.pieces:
+        if piece.vertex is not None and piece.vertex not in towns:
+            out.append(
+                Violation(
+                    "BB-KNY-TOWNS",
+                    _on_frame(lay, piece.vertex),
+                    f"{piece.color}'s {piece.kind} at {tuple(piece.vertex)} is not on a town space",
+                )
+            )
+    return out
+
+
+@register("BB-KNY-ROADS")
+def _country_roads(lay: Layout) -> list[Violation]:
+    """Roads only on road spaces, and none beyond a town space without its owner's
+    settlement there: each colour's roads reach one of its buildings (RULES.md 5.3.4)."""
+    params = lay.params("BB-KNY-ROADS")
+    spaces = {edge(int(q), int(r), str(s)) for q, r, s in params.get("roads", ())}
+    towns = _town_spaces(lay, params)
+    out: list[Violation] = []
+    roads: dict[str, list[Edge]] = {}
+    buildings: dict[Vertex, str] = {p.vertex: p.color for p in lay.pieces if p.vertex}
+    for piece in lay.pieces:
+        if piece.edge is None:
+            continue
+        if piece.edge not in spaces:
+            out.append(
+                Violation(
+                    "BB-KNY-ROADS",
+                    tuple(h for h in edge_hexes(piece.edge) if h in lay.geo.index),
+                    f"{piece.color}'s {piece.kind} at {tuple(piece.edge)} is not on a road space",
+                )
+            )
+        roads.setdefault(piece.color, []).append(piece.edge)
+    for color, own in sorted(roads.items()):
+        # Flood from the colour's buildings along its roads; a town space passes the flood
+        # on only where the colour has built.
+        reached: set[Edge] = set()
+        frontier = [v for v, c in buildings.items() if c == color]
+        seen = set(frontier)
+        while frontier:
+            v = frontier.pop()
+            for e in own:
+                if v in edge_vertices(e) and e not in reached:
+                    reached.add(e)
+                    for w in edge_vertices(e):
+                        passable = buildings.get(w) == color or (
+                            w not in towns and w not in buildings
+                        )
+                        if w not in seen and passable:
+                            seen.add(w)
+                            frontier.append(w)
+        for e in sorted(set(own) - reached):
+            out.append(
+                Violation(
+                    "BB-KNY-ROADS",
+                    tuple(h for h in edge_hexes(e) if h in lay.geo.index),
+                    f"{color}'s road at {tuple(e)} goes beyond a town space without {color}'s "
+                    "settlement there (or reaches no building)",
+                )
+            )
+    return out
+
+
+@register("BB-KNY-VP-CHIPS")
+def _country_vp_chips(lay: Layout) -> list[Violation]:
+    """The map has its VP spaces (Corsica 11, New York 9: ``chips``); with 3-4 players each
+    holds a Catan chip, so no building stands there (RULES.md 5.3.2, 5.3.7)."""
+    params = lay.params("BB-KNY-VP-CHIPS")
+    vp = _corner_set(params, "vp_spaces")
+    want = params.get("chips")
+    out = []
+    if want is not None and len(vp) != int(want):
+        out.append(Violation("BB-KNY-VP-CHIPS", (), f"the map has {len(vp)} VP spaces, not {want}"))
+    if _chips_in_play(lay, params):
+        for piece in lay.pieces:
+            if piece.vertex in vp:
+                out.append(
+                    Violation(
+                        "BB-KNY-VP-CHIPS",
+                        _on_frame(lay, piece.vertex),
+                        f"{piece.color}'s {piece.kind} stands on the VP space "
+                        f"{tuple(piece.vertex)}, which holds a Catan chip with 3-4 players",
+                    )
+                )
+    return out
+
+
+_robber_rule(
+    "BB-KNY-ROBBER",
+    lambda lay: [tuple(lay.params("BB-KNY-ROBBER")["hex"])],  # type: ignore[misc]
+    "the printed robber picture",
+)
+
+
+@register("BB-ERIE")
+def _erie_canal(lay: Layout) -> list[Violation]:
+    """Canal tiles are the 12 merchant favours of Beste Freunde; the canal's towns are town
+    corners of the map (RULES.md 5.3.10). That they are earned only after founding is the
+    engine's rule (companion.hooks.country.ErieCanal)."""
+    params = lay.params("BB-ERIE")
+    out = []
+    tiles = int(params.get("tiles", 12))
+    if not 0 < tiles <= 12:
+        out.append(Violation("BB-ERIE", (), f"{tiles} canal tiles: there are 12 merchant favours"))
+    canal = _corner_set(params, "canal")
+    off = sorted(v for v in canal if not _on_frame(lay, v))
+    if len(canal) < 2 or off:
+        where = f" ({tuple(off[0])} is off the board)" if off else ""
+        out.append(Violation("BB-ERIE", (), f"the canal needs 2 or more towns on the map{where}"))
+    return out
 
 
 for _spec in (BASE_SPEC, EXTENSION_SPEC):

@@ -28,7 +28,7 @@ from companion.actions import (
     action_from_json,
     action_to_json,
 )
-from companion.board import Piece, Vertex
+from companion.board import SCENARIO_BOARD_KINDS, Piece, Vertex
 from companion.game import Game, IllegalAction, Phase
 from companion.journal import JournalError
 from companion.setup_check import SpecError, check_board
@@ -464,9 +464,9 @@ def _board_stats(game: Game) -> dict[str, Any]:
 
 def _setup(game: Game) -> dict[str, Any]:
     """The set-up check of the board (RULES.md section 7), for the page before the game."""
-    if game.board.kind == "seafarers":
+    if game.board.kind in SCENARIO_BOARD_KINDS:
         return {"ok": None, "violations": [],
-                "error": "a Seafarers board is checked against its scenario: "
+                "error": f"a {game.board.kind} board is checked against its scenario: "
                          "catan-companion check-setup --scenario ID"}  # fmt: skip
     try:
         try:

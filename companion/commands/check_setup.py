@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from companion.board import Board
+from companion.board import SCENARIO_BOARD_KINDS, Board
 from companion.fixes import FixResult, describe_swaps, suggest_fixes
 from companion.setup_check import Report, SetupSpec, check_board, draw_board, spec_for
 
@@ -72,8 +72,8 @@ def load_board(path: str) -> Board:
 
 def choose_spec(board: Board, scenario: str | None, players: int | None) -> SetupSpec:
     if scenario is None:
-        if board.kind == "seafarers":
-            raise ValueError("a seafarers board needs --scenario NAME")
+        if board.kind in SCENARIO_BOARD_KINDS:
+            raise ValueError(f"a {board.kind} board needs --scenario NAME")
         scenario = board.kind
     spec = spec_for(scenario, players)
     if spec.kind != board.kind:
