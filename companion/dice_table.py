@@ -110,11 +110,12 @@ class TableDiceGame(DiceGame):
         self.held: tuple[int, ...] = ()
 
     def apply_at_table(
-        self, action: TableAction, journal: Any = None
+        self, action: TableAction, journal: Any = None, source: str = "host"
     ) -> tuple[list[Event], dict[str, Any]]:
         """Apply an action of the table; return its events and its journal record.
 
         ``journal`` gets the record before the state changes; IllegalAction leaves it alone.
+        ``source`` is where the faces of an engine :class:`Roll` came from (a replayed roll's).
         """
         records: list[dict[str, Any]] = []
         if isinstance(action, Hold):
@@ -124,7 +125,6 @@ class TableDiceGame(DiceGame):
                 journal(record)
             self.held = tuple(sorted(action.dice))
             return [{"type": "held", "player": action.player, "dice": list(self.held)}], record
-        source = "host"
         if isinstance(action, RollFree):
             source = action.source
             action = self._roll_of(action)
@@ -259,6 +259,11 @@ def _rng(seed: int | None, salt: int) -> RandomSource:
     return RandomSource(None if seed is None else seed * 1_000_003 + salt)
 
 
+def fresh_game(config: dict[str, Any]) -> TableDiceGame:
+    """The dice game of a journal's set-up, before any action (for a replay)."""
+    return _game_of(config, 0)
+
+
 def _game_of(config: dict[str, Any], salt: int) -> TableDiceGame:
     try:
         return TableDiceGame(config["players"], config["variant"], _rng(config.get("seed"), salt))
@@ -309,7 +314,9 @@ class JournaledDiceGame:
         jg.damage = damage
         for seq, record in records:
             try:
-                jg.game.apply_at_table(_action_of(record))
+                jg.game.apply_at_table(
+                    action_of_record(record), source=record.get("source", "host")
+                )
             except (IllegalAction, ValueError) as exc:
                 jg.damage = Damage(seq, f"refused by the rules ({exc})")
                 break
@@ -344,7 +351,7 @@ class JournaledDiceGame:
         self.journal.close()
 
 
-def _action_of(record: dict[str, Any]) -> TableAction:
+def action_of_record(record: dict[str, Any]) -> TableAction:
     """The action a journal record replays: a roll with the faces it threw, as recorded."""
     if record.get("type") == "roll":
         return action_from_json({k: v for k, v in record.items() if k != "source"})
@@ -371,6 +378,8 @@ __all__ = [
     "JournaledDiceGame",
     "RollFree",
     "TableDiceGame",
+    "action_of_record",
+    "fresh_game",
     "is_dice_config",
     "open_or_create_dice",
     "table_action_from_json",

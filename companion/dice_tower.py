@@ -27,6 +27,9 @@ from firmware_bridge.protocol import RESOURCE_FACES, ButtonMode, DiceKind
 
 log = logging.getLogger(__name__)
 
+#: What the page says of a tower that works.
+CONNECTED = "connected: its button rolls the free dice"
+
 
 class DiceTowerLink:
     """Connects one tower to one dice-game Table. ``start()`` it once both are running."""
@@ -50,7 +53,7 @@ class DiceTowerLink:
         self._sub = self.table.subscribe()
         self._thread = threading.Thread(target=self._drive_outputs, name="dice-tower", daemon=True)
         self._thread.start()
-        self.table.post(ReportPart("tower", True, "connected: its button rolls the free dice"))
+        self.table.post(ReportPart("tower", True, CONNECTED))
         self._show_turn(self.table.state())
 
     def stop(self) -> None:
@@ -81,8 +84,16 @@ class DiceTowerLink:
             return None
         self._throw = tuple(faces)
         future = self.table.post(ApplyAction(RollFree(player, source, tuple(faces)), "tower"))
-        future.add_done_callback(_log_refusal)
+        future.add_done_callback(self._after_throw)
         return future
+
+    def _after_throw(self, future: Future[Any]) -> None:
+        # The page says why a throw did not count (pressed after the result was fixed...).
+        exc = future.exception()
+        if exc is not None:
+            log.warning("the tower's throw was refused: %s", exc)
+        detail = CONNECTED if exc is None else f"its last throw did not count: {exc}"
+        self.table.post(ReportPart("tower", True, detail))
 
     def roll(self) -> Future[Any] | None:
         """The tower throws for the current player (the page's roll button, the demo)."""
@@ -140,9 +151,3 @@ class DiceTowerLink:
         except Exception as exc:
             log.warning("dice tower: %s", exc)
             self.table.post(ReportPart("tower", False, str(exc)))
-
-
-def _log_refusal(future: Future[Any]) -> None:
-    exc = future.exception()
-    if exc is not None:
-        log.warning("the tower's throw was refused: %s", exc)

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from companion.actions import Action, action_to_json
+from companion.dice_table import is_dice_config
 from companion.game import Event
-from companion.journal import JournaledGame, game_from_config
+from companion.journal import Journal, JournaledGame, game_from_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,6 +82,12 @@ def replay(jg: JournaledGame) -> Iterator[tuple[int, int, Action, list[Event]]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    journal, config = Journal.open_raw(args.journal)
+    journal.close()
+    if is_dice_config(config):
+        from companion.commands import dice_replay
+
+        return dice_replay.run(args)
     jg = JournaledGame.open(args.journal)
     try:
         turns: list[dict[str, Any]] = []

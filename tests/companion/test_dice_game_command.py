@@ -11,7 +11,9 @@ import pytest
 from demo_process import start_companion
 
 from companion.cli import main
-from companion.dice_table import JournaledDiceGame
+from companion.dice_bot import DiceBot
+from companion.dice_table import JournaledDiceGame, RollFree
+from companion.dicegame import Build, EndTurn
 from companion.journal import JournaledGame
 from companion.layouts import random_board
 
@@ -107,3 +109,36 @@ def test_kill_9_loses_nothing_the_page_was_told_and_the_game_goes_on(tmp_path: P
         if jg.game.over:
             break
     assert len(known) >= 10
+
+
+def test_replay_prints_a_dice_game_line_by_line_with_its_scores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = tmp_path / "dice.sqlite"
+    jg = JournaledDiceGame.create(journal, ["ann", "ben"])
+    jg.apply(RollFree("ann", "tower", ("brick", "lumber", "wool", "grain", "ore", "ore")))
+    jg.apply(Build("ann", "settlement", 0))
+    jg.apply(EndTurn("ann"))
+    jg.close()
+    assert main(["replay", str(journal)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "-- turn 1: ann"
+    assert "ann rolled (roll 1, tower): brick, lumber, wool, grain, ore, ore" in out[1]
+    assert "ann built settlement 0" in out[2] and "ann scores 3" in out[3]
+    assert out[-1] == "score: ann 3, ben 0"
+
+
+def test_replay_json_of_a_finished_dice_game_matches_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = tmp_path / "dice.sqlite"
+    jg = JournaledDiceGame.create(journal, ["ann", "ben"], "plus", seed=8)
+    bot = DiceBot()
+    while not jg.game.over:
+        jg.apply(bot.choose(jg.game))
+    played = {p: jg.game.score(p) for p in jg.game.players}, list(jg.game.winners)
+    jg.close()
+    assert main(["replay", str(journal), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["score"], out["winners"]) == played
+    assert out["game"] == "dice" and len(out["actions"]) == len(jg.history)

@@ -18,7 +18,7 @@ from companion.dice_table import (
     open_or_create_dice,
     table_action_from_json,
 )
-from companion.dice_tower import DiceTowerLink
+from companion.dice_tower import CONNECTED, DiceTowerLink
 from companion.dicegame import FACES, Build, EndTurn, ExchangeGold, UseJoker
 from companion.game import IllegalAction
 from companion.journal import JournaledGame, JournalError
@@ -267,15 +267,25 @@ def test_the_pages_roll_goes_through_the_tower(rig) -> None:
     assert table.jgame.history[-1]["source"] == "tower"
 
 
-def test_a_throw_at_the_wrong_moment_changes_nothing(rig) -> None:
+def test_a_throw_at_the_wrong_moment_changes_nothing_and_the_page_says_why(rig) -> None:
     table, device, link = rig
     for _ in range(3):
         link.roll().result(5)
-    before = table.state()["version"]
+    dice = table.state()["dice"]
+    sub = table.subscribe()
     refused = link.roll()
     with pytest.raises(IllegalAction):
         refused.result(5)
-    assert table.state()["version"] == before and table.jgame.journal.length == 3
+    update = sub.get(timeout=5)
+    assert update is not None and update["type"] == "parts"
+    assert "did not count: three rolls are the most" in update["parts"]["tower"]["detail"]
+    assert table.state()["dice"] == dice and table.jgame.journal.length == 3
+    # The next good throw clears the message.
+    table.call(ApplyAction(EndTurn("red")))
+    link.roll().result(5)
+    assert sub.get(timeout=5)["type"] == "events"  # the end of the turn
+    assert sub.get(timeout=5)["type"] == "events"  # blue's throw
+    assert sub.get(timeout=5)["parts"]["tower"]["detail"] == CONNECTED
 
 
 def test_the_turn_light_follows_the_turn(rig) -> None:
