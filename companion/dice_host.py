@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.dice_bot import DiceBot
-from companion.dice_table import RollFree
+from companion.dice_table import RollFree, TableDiceGame
 from companion.dice_tower import DiceTowerLink
 from companion.host import TableHost
 from companion.table import ApplyAction, Inspect, ReportPart
@@ -57,7 +57,12 @@ class DiceTableHost(TableHost):
         The future has the roll's events, or the refusal (not this player's turn, no roll
         left). ``source`` names who asked, for the Table's update.
         """
-        if self.dice_link is not None and self.table.state()["current"] == player:
+
+        def may_roll(game: TableDiceGame) -> bool:
+            return game.is_legal(game.free_roll(player))
+
+        # The tower is asked only for a roll that will count: a throw it shows stays shown.
+        if self.dice_link is not None and self.table.call(Inspect(may_roll)):
             try:
                 future = self.dice_link.roll()
                 if future is not None:

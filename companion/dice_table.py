@@ -38,14 +38,11 @@ from companion.dicegame import (
     PLUS_VP,
     ROLLS_PER_TURN,
     TURNS,
-    Build,
     DiceAction,
     DiceGame,
     EndTurn,
-    ExchangeGold,
     Piece,
     Roll,
-    UseJoker,
     Variant,
     action_from_json,
     action_to_json,
@@ -132,8 +129,6 @@ class TableDiceGame(DiceGame):
         if isinstance(action, Roll):
             events[0]["source"] = source
             events[0]["held"] = list(self.held)
-        elif not isinstance(action, Build | UseJoker | ExchangeGold | EndTurn):
-            raise AssertionError(f"unexpected action {action!r}")
         if self.turn.fixed or isinstance(action, EndTurn):
             self.held = ()  # nothing more is rolled this turn, or a new turn starts
         return events, records[0]
@@ -156,11 +151,19 @@ class TableDiceGame(DiceGame):
         if len(a.dice) == n:
             raise IllegalAction("6.2.1", "a roll must throw at least one die: free one")
 
+    def free_roll(self, player: str) -> Roll:
+        """The roll ``player`` would make now: every die but the held ones.
+
+        >>> TableDiceGame(["ann"]).free_roll("ann")
+        Roll(player='ann', keep=(), faces=None)
+        """
+        return Roll(player, self.held if self.turn.rolls else ())
+
     def _roll_of(self, a: RollFree) -> Roll:
         """The engine's roll for ``a``: the held dice kept, the free ones given their faces."""
         if a.source not in SOURCES:
             raise ValueError(f"source: give one of {', '.join(sorted(SOURCES))}")
-        keep = self.held if self.turn.rolls else ()
+        keep = self.free_roll(a.player).keep
         if a.faces is None:
             return Roll(a.player, keep)
         n = len(self.turn.dice) if self.turn.rolls else self.dice_this_turn()

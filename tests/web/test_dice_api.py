@@ -16,6 +16,7 @@ from companion.dice_host import DiceTableHost
 from companion.dice_table import JournaledDiceGame
 from companion.dicegame import BASIC_SHEET, PENALTY, TURNS
 from companion.table import Table
+from firmware_bridge.simulator import sim_device
 from web.dice_api import create_dice_app
 
 SETTLE = ["brick", "lumber", "wool", "grain", "ore", "ore"]
@@ -236,6 +237,14 @@ def test_the_pages_roll_is_thrown_by_the_tower_and_held_dice_stay(tmp_path: Path
         assert second["source"] == "tower"
         assert [second["dice"][0], second["dice"][5]] == [first["dice"][0], first["dice"][5]]
         assert ann.state()["parts"]["tower"]["up"] is True
+        # A roll that would not count is refused before the tower throws: it shows no throw.
+        ann.roll()  # the third
+        assert host.dice_link is not None
+        assert host.dice_link.wait_shown(host.table.state()["version"])
+        third = sim_device("sim://dice-api-tower").state.shown
+        assert ann.post("roll", {}).status_code == 409
+        assert Player(app, "ben").post("roll", {}).status_code == 409
+        assert sim_device("sim://dice-api-tower").state.shown == third
     finally:
         host.stop()
 

@@ -441,8 +441,18 @@ function renderControls() {
     : o.build.length ? "Build what the dice pay for, or roll again." : "Nothing to build yet.";
   const parts = [];
   if (o.roll) {
-    const free = d.count - d.held.length;
-    parts.push(`<button type="button" data-do="roll" class="big">Roll ${d.rolls ? `${free} free ` : ""}dice</button>`);
+    const free = d.rolls ? d.count - d.held.length : d.count;
+    const what = free === 1 ? "the free die" : d.rolls ? `${free} free dice` : "dice";
+    parts.push(`<button type="button" data-do="roll" class="big">Roll ${what}</button>`);
+    // Real dice instead of the tower: one face per die, the held ones keep theirs.
+    const faces = ["wool", "grain", "brick", "ore", "lumber", "gold"];
+    const slots = Array.from({ length: d.count }, (_, i) => (d.rolls && d.held.includes(i)
+      ? `<span class="kept">die ${i + 1}: ${esc(d.faces[i])} (held)</span>`
+      : `<label>die ${i + 1} <select data-manual="${i}">${faces.map((f) =>
+        `<option value="${f}">${f}</option>`).join("")}</select></label>`)).join("");
+    parts.push(`<details class="manual"><summary>Rolled real dice? Enter them</summary>
+      <div class="manual-dice">${slots}</div>
+      <button type="button" data-do="manual">Enter these dice</button></details>`);
   }
   if (o.build.length) {
     parts.push(`<div class="builds" role="group" aria-label="Build">${o.build.map((b) =>
@@ -478,6 +488,13 @@ async function controlClicked(button) {
   const d = S.state.dice;
   switch (button.dataset.do) {
     case "roll": return act("/api/dice/roll", {});
+    case "manual": {
+      const faces = Array.from({ length: d.count }, () => null);
+      for (const select of $("controls").querySelectorAll("select[data-manual]")) {
+        faces[Number(select.dataset.manual)] = select.value;
+      }
+      return act("/api/dice/roll", { faces });
+    }
     case "build": return act("/api/dice/actions", {
       type: "build", piece: button.dataset.piece, index: Number(button.dataset.index),
     }, "Built.");
