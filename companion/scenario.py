@@ -7,7 +7,7 @@ and load it by path). Its shape::
       "format": "catan-companion-scenario/1",
       "id": "new-shores", "title": "Heading for New Shores", "rules_section": "4.1",
       "expansion": "seafarers",
-      "board": "seafarers" | "country",                       # default seafarers (see below)
+      "board": "seafarers" | "country" | "standard",          # default seafarers (see below)
       "extends": "new-york",                                   # a variant of another file
       "rules": {"ships": 15, "victory_points": 14},          # any companion.game.Rules field
       "hooks": [{"hook": "founding_area", "areas": ["main"], "rule": "4.1.2"}, ...],
@@ -28,6 +28,13 @@ and load it by path). Its shape::
 with their parameters; ``"@AREA"`` stands for the hexes of an area. The variable set-up draws
 chips until the chip rules among them hold, and ``catan-companion check-setup --scenario ID``
 checks a table's board against the same rules.
+
+A scenario played on the usual board (the Big Box scenarios of RULES.md §5) says
+``"board": "standard"`` and has no rows: each layout (one per player count) is then the
+variable set-up of the base game (3-4 players) or of the 5-6 extension, checked by their §7
+rules plus the file's ``checks``; a layout carries only what differs by player count (its
+``hooks`` and ``rules``). A check's parameters may name a hook, ``{"hook": "best_friends"}``,
+to be checked against that hook's parameters (the favour supply a table set, say).
 
 A hex token is ``TERRAIN[:NUMBER][@AREA...]``; ``?`` as the terrain or the number draws it at
 random from the material of the token's first area (the variable set-up), e.g. ``?:?@main``;
@@ -70,6 +77,7 @@ from companion.board import (
 )
 from companion.game import Rules
 from companion.hooks import make_hook
+from companion.layouts import random_board
 from companion.setup_check import (
     RULES,
     SEA_POOL_CHIPS,
@@ -78,6 +86,7 @@ from companion.setup_check import (
     SetupSpec,
     check_board,
     check_layout,
+    spec_for,
 )
 
 FORMAT = "catan-companion-scenario/1"
@@ -181,6 +190,8 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
         if like is None or "like" in like:
             raise ScenarioError(f"layouts.{players}.like: no layout {layout['like']!r} to copy")
         layout = {**like, **{k: v for k, v in layout.items() if k != "like"}}
+    if data.get("board") == "standard":
+        return _build_standard(data, layout, players, seed, path)
     kind = data.get("board", "seafarers")
     if kind not in SCENARIO_BOARD_KINDS:
         raise ScenarioError(f"board: {kind!r} is not one of {', '.join(SCENARIO_BOARD_KINDS)}")
@@ -219,6 +230,45 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
         rules=rules,
         areas=frozen_areas,
         catan_chips=catan_chips,
+        source=path,
+        setup=spec,
+    )
+
+
+def _build_standard(
+    data: Mapping[str, Any], layout: Mapping[str, Any], players: int, seed: int | None, path: Path
+) -> Scenario:
+    """A scenario on the usual board for ``players``: a random legal base or 5-6 board."""
+    hooks = tuple(dict(h) for h in (*data.get("hooks", ()), *layout.get("hooks", ())))
+    checks = {**data.get("checks", {}), **layout.get("checks", {})}
+    unknown = set(checks) - set(RULES)
+    if unknown:
+        raise ScenarioError(f"checks: unknown rule {sorted(unknown)[0]!r}")
+    standard = spec_for(None, players)
+    spec = replace(
+        standard,
+        name=str(data["id"]),
+        players=(players,),
+        rules=(*standard.rules, *(c for c in checks if c not in standard.rules)),
+        params={rid: _hook_params(p, list(hooks)) for rid, p in checks.items()},
+    )
+    board = random_board(players, seed)
+    for h in hooks:  # fail now, not in the middle of a game
+        make_hook(h, {})
+    violations = check_board(board, spec, players).violations
+    if violations:
+        v = violations[0]
+        raise ScenarioError(f"the set-up breaks {v.rule}: {v.message}")
+    rules_data = {**data.get("rules", {}), **layout.get("rules", {})}
+    rules = replace(Rules.for_players(players), **_rules_fields(rules_data))
+    return Scenario(
+        id=str(data["id"]),
+        title=str(data["title"]),
+        players=players,
+        board=board,
+        rules=replace(rules, hooks=hooks, areas={}),
+        areas={},
+        catan_chips=int(layout.get("catan_chips", 0)),
         source=path,
         setup=spec,
     )

@@ -1123,6 +1123,31 @@ def _erie_canal(lay: Layout) -> list[Violation]:
     return out
 
 
+# --- Big Box scenarios (RULES.md §7.5): the material their hooks set out ----------------
+
+
+@register("BB-BF-FAVOURS")
+def _favour_supply(lay: Layout) -> list[Violation]:
+    """Best Friends: the favour supply fits the box by guild (12/12/12/24/24 of 84, RULES.md
+    5.1.1); how many per player count is a GAP (the scenario file's choice)."""
+    from companion.hooks.best_friends import BOX, guild_words
+
+    favours = lay.params("BB-BF-FAVOURS").get("favours", BOX)
+    out = []
+    for guild, n in sorted(favours.items()):
+        if guild not in BOX:
+            out.append(Violation("BB-BF-FAVOURS", (), f"{guild!r} is not a guild"))
+        elif not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= BOX[guild]:
+            out.append(
+                Violation(
+                    "BB-BF-FAVOURS",
+                    (),
+                    f"{n!r} {guild_words(guild)} favours: the box holds 0 to {BOX[guild]}",
+                )
+            )
+    return out
+
+
 for _spec in (BASE_SPEC, EXTENSION_SPEC):
     register_spec(_spec)
 

@@ -102,7 +102,8 @@ def redact(event: Event, viewer: str | None) -> Event:
     """``event`` as ``viewer`` (a colour, or None for a spectator) may see it.
 
     A bought development card is known to its buyer only; a stolen card to the thief and the
-    victim only (RULES.md 1.10.1 and 1.7.4: hidden information stays hidden).
+    victim only (RULES.md 1.10.1 and 1.7.4: hidden information stays hidden); the keys a
+    scenario's event lists under ``secret`` to its player only.
 
     >>> e = {"type": "bought_card", "player": "red", "card": "knight"}
     >>> redact(e, "blue")
@@ -110,6 +111,10 @@ def redact(event: Event, viewer: str | None) -> Event:
     >>> redact(e, "red")["card"]
     'knight'
     """
+    if "secret" in event and viewer != event.get("player"):
+        # A scenario's event names the keys only its player may see (a card drawn).
+        hidden = set(event["secret"]) | {"secret"}
+        return {k: v for k, v in event.items() if k not in hidden}
     match event.get("type"):
         case "bought_card" if viewer != event.get("player"):
             return {k: v for k, v in event.items() if k != "card"}

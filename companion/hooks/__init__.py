@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.hooks import country, pirate_islands, seafarers
+from companion.hooks import best_friends, country, pirate_islands, seafarers
 from companion.hooks.base import Hook
 
 #: every hook a scenario file may name, by name
@@ -25,6 +25,7 @@ HOOKS: dict[str, type[Hook]] = {
         pirate_islands.PirateIslands,
         country.Country,
         country.ErieCanal,
+        best_friends.BestFriends,
     )
 }
 
