@@ -1004,9 +1004,7 @@ def _country_towns(lay: Layout) -> list[Violation]:
     params = lay.params("BB-KNY-TOWNS")
     towns = _town_spaces(lay, params)
     out = [
-        Violation(
-            "BB-KNY-TOWNS", _on_frame(lay, v), f"corner {tuple(v)} is no town space of the map"
-        )
+        Violation("BB-KNY-TOWNS", (), f"town space {tuple(v)} is off the board")
         for v in sorted(towns)
         if not _on_frame(lay, v)
     ]
