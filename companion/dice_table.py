@@ -29,12 +29,13 @@ record says ``"game": "dice"``, which is how a dice game is told from a board ga
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.dicegame import (
+    DICE,
     PLUS_VP,
     ROLLS_PER_TURN,
     TURNS,
@@ -107,7 +108,10 @@ class TableDiceGame(DiceGame):
         self.held: tuple[int, ...] = ()
 
     def apply_at_table(
-        self, action: TableAction, journal: Any = None, source: str = "host"
+        self,
+        action: TableAction,
+        journal: Callable[[dict[str, Any]], None] | None = None,
+        source: str = "host",
     ) -> tuple[list[Event], dict[str, Any]]:
         """Apply an action of the table; return its events and its journal record.
 
@@ -204,7 +208,8 @@ class TableDiceGame(DiceGame):
             "round": min(self.turn_number // len(self.players) + 1, TURNS) if basic else None,
             "rounds": TURNS if basic else None,
             "goal": None if basic else PLUS_VP,
-            "ramp": [min(6, 3 + i) for i in range(4)] if not basic else None,
+            # The Plus ramp (6.6.4) as DiceGame.dice_this_turn throws it: 3, 4, 5, then 6.
+            "ramp": None if basic else [min(DICE, 3 + i) for i in range(DICE - 2)],
             "dice": {
                 "faces": list(t.dice),
                 "count": len(t.dice) if t.rolls else self.dice_this_turn(),
@@ -240,7 +245,9 @@ class TableDiceGame(DiceGame):
         return self.public_view()
 
 
-def _record(action: DiceAction, source: str, journal: Any) -> dict[str, Any]:
+def _record(
+    action: DiceAction, source: str, journal: Callable[[dict[str, Any]], None] | None
+) -> dict[str, Any]:
     record = action_to_json(action)
     if isinstance(action, Roll):
         record["source"] = source
