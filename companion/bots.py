@@ -138,11 +138,15 @@ class GreedyBot:
         return 8 if game.road_lengths[p] < 6 else 2
 
     @staticmethod
-    def _helps_goal(game: Game, p: int, gained: Sequence[int]) -> float:
+    def _goals(game: Game, p: int) -> list[Sequence[int]]:
+        """What seat ``p`` saves for: the scenario's goals first (a wonder's next level)."""
+        return [g for hook in game.hooks for g in hook.bot_goals(game, p)] + list(GOALS)
+
+    def _helps_goal(self, game: Game, p: int, gained: Sequence[int]) -> float:
         hand = list(game.hands[p])
         for i in gained:
             hand[i] += 1
-        for goal in GOALS:
+        for goal in self._goals(game, p):
             if all(h >= c for h, c in zip(hand, goal, strict=True)):
                 return 20
         return 5
@@ -150,7 +154,7 @@ class GreedyBot:
     def _trade_score(self, game: Game, p: int, give: int, get: int) -> float:
         hand = list(game.hands[p])
         ratio = game.trade_ratios[p][give]
-        for goal in GOALS:
+        for goal in self._goals(game, p):
             missing = [max(0, c - h) for h, c in zip(hand, goal, strict=True)]
             if missing[get] and hand[give] - ratio >= goal[give] and sum(missing) == 1:
                 return 70  # the trade completes a build
@@ -170,11 +174,10 @@ class GreedyBot:
             score += 2 + sum(game.hands[game.seat(victim)])
         return score
 
-    @staticmethod
-    def _discard_loss(game: Game, p: int, counts: Sequence[int]) -> float:
+    def _discard_loss(self, game: Game, p: int, counts: Sequence[int]) -> float:
         hand = game.hands[p]
         keep = [h - c for h, c in zip(hand, counts, strict=True)]
         loss = 0.0
-        for goal in GOALS:
+        for goal in self._goals(game, p):
             loss += sum(min(h, g) - min(k, g) for h, k, g in zip(hand, keep, goal, strict=True))
         return loss

@@ -19,13 +19,16 @@ and load it by path). Its shape::
           "harbors": [{"q": .., "r": .., "side": "E", "kind": "3:1"}, ...],
           "robber": {"q": .., "r": ..} | {"terrain": "desert"} | {"number": 12},
           "pirate": {"q": .., "r": ..} | null,
-          "catan_chips": 24
+          "catan_chips": 24,
+          "marks": {"strait": [[q, r, "N"], ...], ...}          # named corner sets
         }
       }
     }
 
 ``checks`` names the set-up rules of RULES.md §7 that apply (see :mod:`companion.setup_check`),
-with their parameters; ``"@AREA"`` stands for the hexes of an area. The variable set-up draws
+with their parameters; ``"@AREA"`` stands for the hexes of an area. ``marks`` are the corners a
+map marks (the Wonders' strait, say): ``"@MARK"`` in a check's or a hook's parameters stands for
+its corners, and a list of such names for all their corners. The variable set-up draws
 chips until the chip rules among them hold, and ``catan-companion check-setup --scenario ID``
 checks a table's board against the same rules.
 
@@ -74,6 +77,8 @@ from companion.board import (
     edge,
     edge_vertices,
     iter_coast_sides,
+    vertex,
+    vertex_hexes,
 )
 from companion.game import Rules
 from companion.hooks import make_hook
@@ -198,15 +203,16 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
     rng = random.Random(seed)
     tokens, areas, material_area = _parse_rows(layout["rows"])
     material = layout.get("material", {})
-    spec = _setup_spec(data, layout, players, tokens, areas)
+    marks = _marks(layout.get("marks", {}), tokens, areas)
+    spec = _setup_spec(data, layout, players, tokens, areas, marks)
     tiles = _lay(tokens, material_area, material, spec, players, rng)
     board = Board(kind, tiles, [])
     board.harbors = _harbors(layout, rng, board)
     board.robber = _place(layout.get("robber"), board, "robber", land=True)
     board.pirate = _place(layout.get("pirate"), board, "pirate", land=False)
     catan_chips = int(layout.get("catan_chips", 0))
-    hooks = tuple(dict(h) for h in data.get("hooks", ()))
-    hooks += tuple(dict(h) for h in layout.get("hooks", ()))
+    hooks = tuple(_with_marks(dict(h), marks) for h in data.get("hooks", ()))
+    hooks += tuple(_with_marks(dict(h), marks) for h in layout.get("hooks", ()))
     # The box first (counting the face-down stacks), then the file's own set-up rules. A
     # country map is printed: its landscapes and numbers come from no box (RULES.md 5.3.1).
     if kind == "seafarers":
@@ -399,6 +405,7 @@ def _setup_spec(
     players: int,
     tokens: dict[Hex, tuple[str, str | None]],
     areas: dict[str, set[Hex]],
+    marks: Mapping[str, list[list[Any]]],
 ) -> SetupSpec:
     """The scenario's set-up as the checker sees it: material, harbours and §7 checks."""
     material = layout.get("material", {})
@@ -433,7 +440,7 @@ def _setup_spec(
         harbor_kinds=dict(kinds),
         harbor_sites=sites or None,
         rules=tuple(checks),
-        params={rid: _area_params(p, areas) for rid, p in checks.items()},
+        params={rid: _area_params(p, areas, marks) for rid, p in checks.items()},
     )
 
 
@@ -449,17 +456,52 @@ def _hook_params(params: Mapping[str, Any], hooks: list[Mapping[str, Any]]) -> M
     return {**entry, **params}
 
 
-def _area_params(params: Mapping[str, Any], areas: dict[str, set[Hex]]) -> dict[str, Any]:
-    """Parameters with ``"@AREA"`` replaced by that area's hexes."""
+def _area_params(
+    params: Mapping[str, Any], areas: dict[str, set[Hex]], marks: Mapping[str, list[list[Any]]]
+) -> dict[str, Any]:
+    """Parameters with ``"@AREA"`` replaced by that area's hexes, ``"@MARK"`` by its corners."""
     out: dict[str, Any] = {}
     for k, v in params.items():
-        if isinstance(v, str) and v.startswith("@"):
-            if v[1:] not in areas:
-                raise ScenarioError(f"checks: unknown area {v!r}")
+        if isinstance(v, str) and v.startswith("@") and v[1:] in areas:
             out[k] = [list(h) for h in sorted(areas[v[1:]])]
         else:
-            out[k] = v
+            out[k] = _with_marks(v, marks, "checks")
     return out
+
+
+def _marks(
+    data: Mapping[str, Any], frame: Mapping[Hex, Any], areas: Mapping[str, set[Hex]]
+) -> dict[str, list[list[Any]]]:
+    """The map's named corner sets, by canonical name; each corner must lie on the map."""
+    out: dict[str, list[list[Any]]] = {}
+    for name, corners in data.items():
+        if name in areas:
+            raise ScenarioError(f"marks: {name!r} is also the name of an area")
+        canonical = []
+        for c in corners:
+            v = vertex(*c)
+            if not any(h in frame for h in vertex_hexes(v)):
+                raise ScenarioError(f"marks.{name}: corner {list(c)} is not on the map")
+            canonical.append(list(v))
+        out[name] = canonical
+    return out
+
+
+def _with_marks(value: Any, marks: Mapping[str, list[list[Any]]], where: str = "hooks") -> Any:
+    """``value`` with every ``"@MARK"`` (alone or in a list of them) replaced by its corners."""
+    if isinstance(value, str) and value.startswith("@"):
+        if value[1:] not in marks:
+            raise ScenarioError(f"{where}: {value!r} names no area or mark of the map")
+        return [list(c) for c in marks[value[1:]]]
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(x, str) and x.startswith("@") for x in value)
+    ):
+        return [c for x in value for c in _with_marks(x, marks, where)]
+    if isinstance(value, dict):
+        return {k: _with_marks(v, marks, where) for k, v in value.items()}
+    return value
 
 
 def setup_spec(name_or_path: str | Path, players: int) -> SetupSpec:

@@ -966,6 +966,39 @@ def _base_pieces(lay: Layout) -> list[Violation]:
     return out
 
 
+@register("S8-FOUND-FORBIDDEN")
+def _wonders_founding(lay: Layout) -> list[Violation]:
+    """No founding settlement on the small islands (parameter ``hexes``) or on a marked corner
+    (``corners``); the settlements of a board being set up are its founding settlements."""
+    params = lay.params("S8-FOUND-FORBIDDEN")
+    small = {tuple(h) for h in params.get("hexes", ())}
+    marked = {vertex(*c) for c in params.get("corners", ())}
+    out = []
+    for piece in lay.pieces:
+        if piece.kind not in ("settlement", "city") or piece.vertex is None:
+            continue
+        v = piece.vertex
+        land = tuple(
+            h
+            for h in vertex_hexes(v)
+            if h in lay.geo.index and lay.terrain[lay.geo.index[h]].is_land
+        )
+        if v in marked:
+            why = "a marked corner"
+        elif land and set(land) <= small:
+            why = "a small island"
+        else:
+            continue
+        out.append(
+            Violation(
+                "S8-FOUND-FORBIDDEN",
+                land,
+                f"{piece.color}'s {piece.kind} at {tuple(v)} is on {why}: no founding there",
+            )
+        )
+    return out
+
+
 @register("BASE-3P-COLOURS")
 def _three_player_colours(lay: Layout) -> list[Violation]:
     """Beginner set-up with 3 players: red is unused (RULES 1.3.3)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.hooks import best_friends, country, pirate_islands, seafarers
+from companion.hooks import best_friends, country, pirate_islands, seafarers, wonders
 from companion.hooks.base import Hook
 
 #: every hook a scenario file may name, by name
@@ -26,6 +26,9 @@ HOOKS: dict[str, type[Hook]] = {
         country.Country,
         country.ErieCanal,
         best_friends.BestFriends,
+        wonders.FoundingForbidden,
+        wonders.SettlementBonus,
+        wonders.Wonders,
     )
 }
 

@@ -120,6 +120,11 @@ class Hook:
         100), or None to leave it to the bot's own rules of thumb."""
         return None
 
+    def bot_goals(self, game: Game, p: int) -> list[tuple[int, ...]]:
+        """Costs (counts in RESOURCES order) a simple computer player of seat ``p`` should save
+        and trade for before the base game's city, settlement and card (a wonder's level)."""
+        return []
+
     def draw_reveals(self, game: Game, p: int, e: int) -> tuple[Reveal, ...]:
         """Hexes a new road or ship on side ``e`` turns face up (drawn at random)."""
         return ()
