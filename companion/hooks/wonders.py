@@ -103,6 +103,7 @@ class SettlementBonus(Hook):
                 "player": game.players[p],
                 "vp": self.vp,
                 "why": "settlement on a small island",
+                "text": f"takes a Catan chip ({self.vp} VP) for a settlement on a small island",
             }
         ]
 
@@ -311,7 +312,13 @@ class Wonders(Hook):
         color = game.players[p]
         state = self._state(game)
         if isinstance(action, StartWonder):
-            event: Event = {"type": "wonder_started", "player": color, "wonder": action.wonder}
+            title = self.wonders[action.wonder].title
+            event: Event = {
+                "type": "wonder_started",
+                "player": color,
+                "wonder": action.wonder,
+                "text": f"starts the {title}",
+            }
             if game.ships_left[p] > 0:
                 game.ships_left[p] -= 1
                 state.setdefault("ships", []).append(color)
@@ -331,6 +338,7 @@ class Wonders(Hook):
                 "player": color,
                 "wonder": wonder.id,
                 "level": state["levels"][color],
+                "text": f"builds level {state['levels'][color]} of the {wonder.title}",
                 "cards": {r.value: n for r, n in zip(RESOURCES, wonder.cost, strict=True) if n},
             }
         ]

@@ -346,6 +346,7 @@ def test_every_settlement_built_on_a_small_island_earns_a_chip_while_the_chips_l
         "player": "red",
         "vp": 1,
         "why": "settlement on a small island",
+        "text": "takes a Catan chip (1 VP) for a settlement on a small island",
     }
     assert game.special_vp[0] == 6
 
@@ -420,7 +421,13 @@ def test_a_wonder_is_started_only_when_its_condition_holds_and_commits_its_build
     hand, ships = list(game.hands[0]), game.ships_left[0]
     events = game.apply(StartWonder("red", "great_theatre"))
     assert events == [
-        {"type": "wonder_started", "player": "red", "wonder": "great_theatre", "ship": True}
+        {
+            "type": "wonder_started",
+            "player": "red",
+            "wonder": "great_theatre",
+            "text": "starts the Great Theatre",
+            "ship": True,
+        }
     ]
     # 4.8.6: one of red's ships goes on the card; no card is paid
     assert game.ships_left[0] == ships - 1 and game.hands[0] == hand
@@ -544,6 +551,7 @@ def test_levels_cost_the_cards_on_the_wonder_card_and_several_may_be_paid_in_one
                 "player": "red",
                 "wonder": "great_theatre",
                 "level": level,
+                "text": f"builds level {level} of the Great Theatre",
                 "cards": price,
             }
         ]
@@ -760,3 +768,75 @@ def test_the_public_view_shows_each_wonder_its_builder_and_level() -> None:
         "start_wonder": "Start a wonder",
         "build_wonder_level": "Build a wonder level",
     }
+
+
+# -- the file's parameters ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"condition": "sometimes"}, "condition is 'start' or 'every_level'"),
+        ({"ship": "borrowed"}, "ship is 'if_any' or 'required'"),
+        ({"wonders": {"pyramid": {"needs": {"camels": 3}, "cost": {}}}}, "unknown condition"),
+        ({"wonders": {"pyramid": {"needs": {}, "cost": {"sand": 5}}}}, "unknown resource"),
+    ],
+)
+def test_a_wonders_hook_with_a_bad_parameter_is_refused_when_the_file_loads(
+    tmp_path, change: dict[str, Any], message: str
+) -> None:
+    from companion.scenario import ScenarioError
+
+    data = json.loads(json.dumps(FILE))
+    data["hooks"][1].update(change)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(path, 4)
+
+
+def test_a_home_made_wonder_with_its_own_condition_and_cost_can_be_played(tmp_path) -> None:
+    data = json.loads(json.dumps(FILE))
+    data["hooks"][1]["wonders"] = {
+        "lighthouse": {
+            "title": "Lighthouse",
+            "needs": {"cities": 1},
+            "cost": {"ore": 1, "wool": 1},
+        }
+    }
+    data["hooks"][1]["levels"] = 2
+    path = tmp_path / "lighthouse.json"
+    path.write_text(json.dumps(data))
+    s = load_scenario(path, 4, seed=1)
+    game = Game(s.board, COLORS, s.rules, Script())
+    found(game)
+    next_turn(game, "red")
+    cities_for(game, "red", 1)
+    game.apply(StartWonder("red", "lighthouse"))
+    set_hand(game, "red", ore=2, wool=2)
+    game.apply(BuildWonderLevel("red"))
+    events = game.apply(BuildWonderLevel("red"))
+    assert events[-1]["type"] == "won" and game.winner_color == "red"
+
+
+def test_wonders_wait_for_the_roll_of_ones_own_turn() -> None:
+    game, _ = new_game()
+    found(game)
+    assert game.phase == Phase.ROLL
+    assert refusal(game, StartWonder("red", "great_theatre")).rule == "4.8.7"
+    assert not any(isinstance(a, StartWonder | BuildWonderLevel) for a in game.legal_actions())
+    roll(game, 12)
+    cities_for(game, "red", 2)
+    game.apply(StartWonder("red", "great_theatre"))
+    set_hand(game, "red", **cost("great_theatre"))
+    assert refusal(game, BuildWonderLevel("blue")).rule == "4.8.7"
+    game.apply(EndTurn("red"))
+    assert refusal(game, BuildWonderLevel("red")).rule == "4.8.7"
+
+
+def test_three_players_found_under_the_same_marks() -> None:
+    game, _ = new_game(players=3)
+    for v in marks(3)["strait"] + marks(3)["warning"]:
+        assert refusal(game, BuildSettlement("red", v)).rule == "4.8.1"
+    found(game)
+    assert game.phase == Phase.ROLL and game.players == ("red", "blue", "white")
