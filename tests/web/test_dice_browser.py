@@ -4,7 +4,8 @@ A phone bound to ann plays a whole turn by tapping: roll, hold five dice, roll t
 exchange two gold, build a knight and a road, end the turn; a phone bound to ben enters real
 dice he threw and ends a turn without building (the -2). The big screen, a spectator, follows
 both. The rolls come from a stand-in tower that throws known faces, so what the page must show
-is known. Screenshots at 360 px and 1920 px go to artifacts/web/ (gitignored).
+is known. Ann's second turn uses a joker for a city.
+Screenshots at 360 px and 1920 px go to artifacts/web/ (gitignored).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from web_helpers import CODE
 
 from companion.dice_table import JournaledDiceGame, RollFree
-from companion.dicegame import BASIC_SHEET, PENALTY
+from companion.dicegame import BASIC_SHEET, PENALTY, Build, EndTurn
 from companion.table import ApplyAction, Table
 from web.dice_api import create_dice_app
 from web.server import WebServer
@@ -43,6 +44,7 @@ pytestmark = pytest.mark.skipif(
 THROWS = [
     ["gold", "gold", "ore", "wool", "grain", "brick"],
     ["ore", "ore", "ore", "ore", "ore", "lumber"],  # only die 6 is free
+    ["ore", "ore", "wool", "grain", "grain", "lumber"],  # ann's second turn
 ]
 
 
@@ -165,17 +167,62 @@ def test_a_turn_played_by_tapping_and_followed_on_the_big_screen(browser: Any, s
     tap(ben, table, "End turn (scores −2)")
 
     screen.wait_version(table.state()["version"])
-    expected = BASIC_SHEET.knight_values[0] + BASIC_SHEET.road_value  # what ann built
+    first = BASIC_SHEET.knight_values[0] + BASIC_SHEET.road_value  # what ann built
     sheets = screen.page.locator(".sheet")
     ann_sheet, ben_sheet = sheets.nth(0), sheets.nth(1)
-    assert ann_sheet.locator(".score").inner_text().split()[0] == str(expected)
-    assert ann_sheet.locator(".track li").first.inner_text() == str(expected)
+    assert ann_sheet.locator(".score").inner_text().split()[0] == str(first)
+    assert ann_sheet.locator(".track li").first.inner_text() == str(first)
     assert ann_sheet.locator(".knight.built").count() == 1
     assert ann_sheet.locator("line.road.built").count() == 2  # the start road and road 1
     assert ben_sheet.locator(".track li.minus").first.inner_text() == str(PENALTY)
     assert screen.page.locator("#turn-line").inner_text() == "Round 2 of 15: Ann rolls 6 dice"
+
+    # Knight 1's ore joker turns the lumber into the third ore of a city.
+    tap(ann, table, "Roll dice")
+    ann.page.select_option("#joker-pick", "0")
+    ann.page.select_option("#joker-die", "5")
+    tap(ann, table, "Use joker")
+    assert ann.die(5).locator("b").inner_text().lower() == "ore"
+    tap(ann, table, "Build city 7")
+    tap(ann, table, "End turn")
+    screen.wait_version(table.state()["version"])
+    second = BASIC_SHEET.city_values[0]
+    assert ann_sheet.locator(".score").inner_text().split()[0] == str(first + second)
+    assert ann_sheet.locator(".track li").nth(1).inner_text() == str(second)
+    assert ann_sheet.locator(".joker.used").count() == 1
     assert screen.page.locator("#table-code").inner_text() == CODE
     screen.shot("dice-big-screen")
     for device in (screen, ann, ben):
         assert device.errors == []
         device.close()
+
+
+def test_the_big_screen_shows_the_plus_ramp_and_bonuses(browser: Any, tmp_path: Path) -> None:
+    table = Table(JournaledDiceGame.create(tmp_path / "plus.sqlite", ["ann", "ben"], "plus"))
+    table.start()
+    server = WebServer(create_dice_app(table, table_code=CODE))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        assert screen.page.locator("#ramp li.now").inner_text() == "turn 1: 3 dice"
+        turns = [  # the ramp's first turns, moved forward from Python; ben's 3 knights
+            ("ann", ("brick", "lumber", "gold"), [("road", 1)]),
+            ("ben", ("ore", "wool", "grain", "gold"), [("knight", 0)]),
+            ("ann", ("brick", "lumber", "wool", "grain", "gold"), [("settlement", 0)]),
+            ("ben", ("ore", "wool", "grain") * 2, [("knight", 1), ("knight", 2)]),
+        ]
+        for who, faces, builds in turns:
+            table.call(ApplyAction(RollFree(who, "manual", faces)))
+            for piece, index in builds:
+                table.call(ApplyAction(Build(who, piece, index)))
+            table.call(ApplyAction(EndTurn(who)))
+        screen.wait_version(table.state()["version"])
+        assert screen.page.locator("#ramp li.now").inner_text() == "turn 4+: 6 dice"
+        ben_sheet = screen.page.locator('.sheet[data-player="ben"]')
+        assert ben_sheet.locator(".badge").inner_text() == "Largest Army +2"
+        assert ben_sheet.locator(".score").inner_text().split()[:3] == ["2", "of", "10"]
+        screen.shot("dice-plus-big-screen")
+        assert screen.errors == []
+        screen.close()
+    finally:
+        server.close()
+        table.stop()

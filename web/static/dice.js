@@ -324,12 +324,15 @@ function sheetHtml(state, p) {
   if (state.winners.includes(p.color)) badges.push("Winner");
   const knights = lay.knight_values.map((v, k) => {
     const built = p.built.knight[k] !== null;
-    const jokers = lay.jokers.map((j, ji) => ({ j, ji })).filter((x) => x.j.knights.includes(k));
+    // A joker is shown under the last of the knights that unlock it (Plus: a double knight).
+    const jokers = lay.jokers.map((j, ji) => ({ j, ji }))
+      .filter((x) => x.j.knights[x.j.knights.length - 1] === k);
     const jokerText = jokers.map(({ j, ji }) => {
       const used = p.jokers_used[ji] !== null;
-      return `<span class="joker ${used ? "used" : ""}" title="${used ? "joker used" : "joker"}">${esc(j.resource)}</span>`;
+      const pair = j.knights.length > 1 ? ` (${j.knights.map((n) => n + 1).join("+")})` : "";
+      return `<span class="joker ${used ? "used" : ""}" title="${used ? "joker used" : "joker"}">${esc(j.resource)}${pair}</span>`;
     }).join("");
-    return `<li class="knight ${built ? "built" : ""}"><b>${basic ? v : "K"}</b>${jokerText}</li>`;
+    return `<li class="knight ${built ? "built" : ""}"><b>${basic ? v : k + 1}</b>${jokerText}</li>`;
   }).join("");
   const track = basic ? Array.from({ length: state.rounds }, (_, i) => {
     const entry = p.track[i];
