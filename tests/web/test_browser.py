@@ -701,3 +701,47 @@ def test_a_scenario_panel_shows_and_plays_any_scenario(
     finally:
         server.close()
         table.stop()
+
+
+def test_a_country_map_draws_its_spaces_and_offers_only_town_spaces(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Big Box New York with the Erie Canal: the map's town, road and VP spaces, red road
+    spaces and canal towns are drawn; the founding spots are the town spaces; the canal's
+    panel shows its supply."""
+    from companion.journal import JournaledGame
+    from companion.scenario import load_scenario
+
+    s = load_scenario("new-york-erie", 3, seed=1)
+    game = JournaledGame.create(tmp_path / "ny.sqlite", s.board, ["red", "blue", "white"], s.rules)
+    table = Table(game)
+    table.start()
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        country = next(h for h in s.rules.hooks if h["hook"] == "country")
+        erie = next(h for h in s.rules.hooks if h["hook"] == "erie_canal")
+        screen = Device(browser, server.url, SCREEN)
+        # the board is drawn in one go: once a town space is there, all are
+        screen.page.wait_for_selector("#board-dynamic circle.town-space")
+        drawn = screen.page.locator("#board-dynamic")
+        assert drawn.locator("circle.town-space").count() == len(country["towns"])
+        assert drawn.locator("line.road-space").count() == len(country["roads"]) + len(
+            country["certificates"]
+        )
+        assert drawn.locator("line.certificate").count() == len(country["certificates"])
+        assert drawn.locator("circle.vp-space").count() == len(country["vp_spaces"])
+        assert drawn.locator("circle.canal-town").count() == len(erie["canal"])
+        canal = screen.page.locator('.scenario-block[data-hook="erie_canal"]')
+        assert "12" in canal.text_content()
+        phone = Device(browser, server.url, PHONE)
+        phone.bind("red")
+        phone.page.wait_for_selector("#board-spots circle.spot")
+        spots = phone.page.locator("#board-spots circle.spot")
+        assert spots.count() == len(country["towns"])
+        screen.shot("screen-1920-new-york-erie")
+        for device in (screen, phone):
+            assert device.errors == []
+            device.close()
+    finally:
+        server.close()
+        table.stop()

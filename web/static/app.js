@@ -775,11 +775,50 @@ function city(x, y, s) {
     `L${x + s * 1.3},${y + s * 0.8} Z`;
 }
 
+// A printed scenario map's own spaces, from the scenario panels' ``map`` (docs/api.md): road
+// spaces (red ones carry a trade certificate), town spaces, VP spaces with their chip, canal
+// towns. Drawn under the pieces; the spots still come from the legal actions.
+function scenarioMapMarks(layout) {
+  const panels = (S.state.scenario && S.state.scenario.panels) || [];
+  let html = "";
+  const dot = (v, cls, r) => {
+    const [x, y] = layout.vertices[v.slice(0, 3).join(",")] || [];
+    return x === undefined ? "" : `<circle class="${cls}" cx="${x}" cy="${y}" r="${r}"></circle>`;
+  };
+  // A road space: the middle half of its side, like the printed rectangles.
+  const side = (e, cls) => {
+    const [a, b] = layout.edges[e.slice(0, 3).join(",")] || [];
+    if (!a) return "";
+    const at = (t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t].map((n) => n.toFixed(3));
+    const [p, q] = [at(0.25), at(0.75)];
+    return `<line class="${cls}" x1="${p[0]}" y1="${p[1]}" x2="${q[0]}" y2="${q[1]}"></line>`;
+  };
+  for (const map of panels.map((p) => p.map).filter(Boolean)) {
+    for (const e of map.roads || []) html += side(e, "road-space");
+    for (const e of map.certificates || []) {
+      html += side(e, "road-space certificate");
+      const [a, b] = layout.edges[e.slice(0, 3).join(",")] || [];
+      if (a) {
+        const x = (a[0] + b[0]) / 2, y = (a[1] + b[1]) / 2;
+        html += `<text class="certificate-text" x="${x}" y="${y}">${esc(e[3] === "3:1" ? "3:1" : e[3].slice(0, 2))}</text>`;
+      }
+    }
+    for (const v of map.canal || []) html += dot(v, "canal-town", 0.2);
+    for (const v of map.towns || []) html += dot(v, "town-space", 0.12);
+    for (const v of map.vp_spaces || []) {
+      html += dot(v, v[3] ? "vp-space taken" : "vp-space", 0.13);
+      const [x, y] = layout.vertices[v.slice(0, 3).join(",")] || [];
+      if (x !== undefined && !v[3]) html += `<text class="vp-text" x="${x}" y="${y}">1</text>`;
+    }
+  }
+  return html;
+}
+
 function drawBoard() {
   const state = S.state;
   const { layout } = S.board;
   const hexAt = new Map(layout.hexes.map((h) => [`${h.q},${h.r}`, h]));
-  let html = "";
+  let html = scenarioMapMarks(layout);
   // Producing hexes of the last roll, while it is still the last roll.
   const ev = S.lastRolled;
   if (ev && state.last_roll && ev.dice[0] === state.last_roll[0] && ev.dice[1] === state.last_roll[1]) {
