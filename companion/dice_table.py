@@ -377,7 +377,14 @@ def open_or_create_dice(
         if jg.damage is not None:
             log.warning("%s: %s; continuing after the last good action", path, jg.damage)
             jg.continue_after_damage()
-        log.info("resumed the dice game in %s at action %d", path, len(jg.history))
+        config = jg.config
+        log.info(
+            "resumed the %s dice game of %s in %s at action %d (the journal's players and variant)",
+            config["variant"],
+            ", ".join(config["players"]),
+            path,
+            len(jg.history),
+        )
         return jg
     return JournaledDiceGame.create(path, players, variant, seed)
 

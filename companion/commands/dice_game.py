@@ -24,7 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players", default="red,blue", help="player names in seat order, comma-separated"
     )
-    parser.add_argument("--variant", choices=("basic", "plus"), default="basic")
+    parser.add_argument(
+        "--variant",
+        choices=("basic", "plus"),
+        default="basic",
+        help="basic: 15 rounds, highest score (1-4 players); plus: first to 10 VP (2-4)",
+    )
     parser.add_argument("--serial", help="dice tower port (/dev/ttyACM0, or sim://NAME)")
     parser.add_argument("--journal", type=Path, help="journal file (resumed if it exists)")
     parser.add_argument("--port", type=int, default=8765, help="web page port (0: any free)")

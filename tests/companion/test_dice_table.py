@@ -320,3 +320,10 @@ def test_computer_players_hold_use_jokers_and_gold_and_finish_their_games() -> N
             game.apply_at_table(action)
         assert all(len(game.sheets[p].track) == 15 for p in game.players)
     assert {RollFree, Hold, Build, UseJoker, ExchangeGold, EndTurn} <= kinds
+
+
+def test_resuming_keeps_the_journals_players_and_variant(tmp_path: Path) -> None:
+    path = tmp_path / "dice.sqlite"
+    JournaledDiceGame.create(path, ["ann", "ben"], "basic").close()
+    resumed = open_or_create_dice(path, ["cy", "dee"], "plus", None)
+    assert resumed.game.players == ("ann", "ben") and resumed.game.variant.value == "basic"
