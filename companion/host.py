@@ -19,9 +19,10 @@ from typing import Any, Protocol
 from companion.actions import RollDice
 from companion.board import Board
 from companion.bots import GreedyBot
-from companion.game import Phase, Rules
+from companion.demo_players import DemoCamera, DemoPlayers
+from companion.game import Rules
 from companion.journal import JournaledGame
-from companion.table import ApplyAction, Inspect, ReportPart, Table
+from companion.table import ApplyAction, ReportPart, Table
 from companion.tower_link import TowerLink
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,8 @@ class TableHost:
     tower_url: str | None = None
     #: a camera index or URL whose view follows the game (vision.capture, vision.tracker)
     camera: str | None = None
+    #: the demo's simulated camera instead of a real one (its frames and tracker)
+    demo_camera: DemoCamera | None = None
     table: Table = field(init=False)
     server: WebPage | None = None
     camera_link: Any = None
@@ -146,10 +149,16 @@ class TableHost:
         return None if self.frames is None else self.frames.latest()
 
     def _make_camera_link(self) -> None:
+        from companion.camera_link import CameraLink
+
+        if self.demo_camera is not None:
+            source, tracker = self.demo_camera.feed()
+            self.frames = LatestFrame(source)
+            self.camera_link = CameraLink(self.table, self.frames, tracker)
+            return
         if self.camera is None:
             self.table.post(ReportPart("camera", False, "no camera: enter moves on the page"))
             return
-        from companion.camera_link import CameraLink
         from vision.capture import CameraSource
         from vision.tracker import Tracker
 
@@ -181,26 +190,20 @@ class TableHost:
         self.link = TowerLink(self.table, self.tower)
         self.link.start()
 
-    def play_with_bots(self, pace: float, seed: int | None = None) -> None:
-        """Let computer players play the game, one action every ``pace`` seconds."""
-        t = threading.Thread(target=self._bots, args=(pace, seed), name="demo-players", daemon=True)
+    def play_with_bots(self, pace: float, seed: int | None = None) -> DemoPlayers:
+        """Let computer players play the game, one action every ``pace`` seconds; with a
+        demo camera, what they put on the board reaches the game through it
+        (companion.demo_players)."""
+        camera = None
+        if self.demo_camera is not None and self.camera_link is not None:
+            camera = (self.demo_camera, self.camera_link)
+        players = DemoPlayers(
+            self.table, GreedyBot(seed), pace, self._roll, self._stopping, camera=camera
+        )
+        t = threading.Thread(target=players.run, name="demo-players", daemon=True)
         t.start()
         self._threads.append(t)
-
-    def _bots(self, pace: float, seed: int | None) -> None:
-        bot = GreedyBot(seed)
-        while not self._stopping.wait(pace):
-            if self.table.state()["phase"] == Phase.GAME_OVER.value:
-                log.info("the game is over: %s won", self.table.state()["winner"])
-                return
-            try:
-                action = self.table.call(Inspect(bot.choose))
-                if isinstance(action, RollDice):
-                    self._roll(action)
-                else:
-                    self.table.call(ApplyAction(action, source="demo"))
-            except Exception as exc:  # a refused or failed move is logged; the demo goes on
-                log.warning("demo player: %s", exc)
+        return players
 
     def _roll(self, action: RollDice) -> None:
         """Roll with the tower if it answers, else with the host's generator."""
@@ -216,6 +219,10 @@ class TableHost:
 
     def stop(self) -> None:
         self._stopping.set()
+        if self.demo_camera is not None:
+            # A simulated camera can be closed from here at once (unlike a real one, see
+            # CameraLink.stop): its loop then ends without waiting for the next frame's time.
+            self.demo_camera.source.close()
         if self.camera_link is not None:
             self.camera_link.stop()
         if self.link is not None:

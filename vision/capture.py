@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -345,6 +346,197 @@ class SyntheticGameSource(CaptureSource):
                 yield t, out
                 index += 1
                 t = index * dt
+
+
+# --- a live, simulated table -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """What a :class:`TableScene` shows: its board now, and how it last changed.
+
+    Attributes:
+        board: the board with everything on it now.
+        before: the board before the latest change (shown until the hand has placed it).
+        reach: board-plane point (hex radii) the hand placing the latest change reaches to.
+        version: counts the changes (0: none yet).
+    """
+
+    board: Board
+    before: Board
+    reach: tuple[float, float] | None
+    version: int
+
+
+class TableScene:
+    """A simulated physical table: the board and what lies on it, changed by whoever plays.
+
+    A player puts a piece down with :meth:`show` (the board as it is once the piece is down,
+    and where the hand reaches); a :class:`LiveTableSource` films it. Thread-safe: players and
+    the camera run in their own threads.
+    """
+
+    def __init__(self, board: Board):
+        self._lock = threading.Lock()
+        self._now = TableChange(board, board, None, 0)
+
+    def show(self, board: Board, reach: tuple[float, float] | None) -> None:
+        """The table shows ``board`` from now on, put there by a hand reaching to ``reach``."""
+        with self._lock:
+            self._now = TableChange(board, self._now.board, reach, self._now.version + 1)
+
+    def now(self) -> TableChange:
+        with self._lock:
+            return self._now
+
+
+def board_key(board: Board) -> tuple[object, ...]:
+    """What a render of ``board`` depends on that changes during a game (pieces, robber,
+    pirate): the key of the render cache."""
+    return (frozenset(board.pieces), board.robber, board.pirate)
+
+
+class LiveTableSource(CaptureSource):
+    """A camera filming a :class:`TableScene`, frame after frame, until closed.
+
+    Each state of the table is rendered once (:func:`vision.synth.render.render_board`; the
+    last few renders are kept) and every frame adds what changes from frame to frame: a hand
+    that reaches in for ``reach_s`` seconds after each change (the change appears halfway,
+    under the hand), the lamp's slow drift, and now and then a glare spot for ``glare_s``
+    seconds (one spell in every ``glare_every_s``).
+
+    Time: frame ``i`` has the timestamp ``i / fps`` on the source's own clock (what the
+    tracker's stability times are measured in). The clock runs ``speed`` times as fast as
+    the wall clock, and frames are never made faster than ``max_rate`` per wall second: a
+    fast-forwarded demo films more frames per second, up to that, and a loaded computer
+    simply gets fewer frames per wall second (the source never skips clock time, so the
+    hand and the stability times last as many frames whatever the load).
+
+    :meth:`wait_frames` lets another thread wait until the consumer has taken (and so
+    finished with) more frames: a player waiting for the camera waits on its frames.
+
+    >>> from companion.layouts import random_board
+    >>> scene = TableScene(random_board(3, seed=1))
+    >>> cam = LiveTableSource(scene, width=160, height=120, fps=10, speed=100)
+    >>> frames = iter(cam)
+    >>> [round(next(frames)[0], 2) for _ in range(3)]
+    [0.0, 0.1, 0.2]
+    >>> cam.close()
+    """
+
+    def __init__(
+        self,
+        scene: TableScene,
+        *,
+        width: int = 960,
+        height: int = 540,
+        fps: float = 5.0,
+        speed: float = 1.0,
+        max_rate: float = 30.0,
+        seed: int = 0,
+        conditions: Conditions | None = None,
+        drift: float = 0.1,
+        reach_s: float = 0.8,
+        glare_every_s: float = 60.0,
+        glare_s: float = 2.5,
+    ):
+        if not fps > 0 or not speed > 0 or not max_rate > 0:
+            raise ValueError("fps, speed and max_rate must be > 0")
+        if not 0.0 <= drift < 0.5:
+            raise ValueError(f"drift must be within 0..0.5, not {drift}")
+        self.scene = scene
+        self.width, self.height, self.fps = width, height, fps
+        self.speed, self.max_rate = speed, max_rate
+        self.seed, self.drift, self.reach_s = seed, drift, reach_s
+        self.glare_every_s, self.glare_s = glare_every_s, glare_s
+        base = conditions or Conditions()
+        self._conditions = replace(base, light_gradient=0.0, glare=0.0, shadow=0.0, hands=0)
+        self._cache: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self.renders = 0
+        self._closed = threading.Event()
+        self._taken = threading.Condition()
+        self.frames_taken = 0
+        self.clock = 0.0
+
+    def close(self) -> None:
+        self._closed.set()
+        with self._taken:
+            self._taken.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def wait_frames(self, after: int, timeout: float) -> int:
+        """Wait until more than ``after`` frames were taken (or ``timeout`` wall seconds, or
+        the source closed); returns how many were taken."""
+        with self._taken:
+            self._taken.wait_for(lambda: self.frames_taken > after or self.closed, timeout)
+            return self.frames_taken
+
+    def _render(self, board: Board) -> tuple[np.ndarray, np.ndarray]:
+        key = board_key(board)
+        if key in self._cache:
+            self._cache[key] = self._cache.pop(key)  # most recently used last
+        else:
+            if len(self._cache) >= 4:
+                self._cache.pop(next(iter(self._cache)))
+            r = render_board(
+                board,
+                width=self.width,
+                height=self.height,
+                rng=self.seed,
+                conditions=self._conditions,
+            )
+            self._cache[key] = (r.image, r.homography)
+            self.renders += 1
+        return self._cache[key]
+
+    def _glare_spell(self, t: float) -> int | None:
+        """The number of the glare spell on at clock time ``t``, or None."""
+        if self.glare_every_s <= 0:
+            return None
+        spell = int(t // self.glare_every_s)
+        rng = np.random.default_rng((self.seed, spell))
+        start = rng.uniform(0.0, max(0.0, self.glare_every_s - self.glare_s))
+        return spell if start <= t - spell * self.glare_every_s < start + self.glare_s else None
+
+    def __iter__(self) -> Iterator[Frame]:
+        rng = np.random.default_rng(self.seed)
+        started = time.monotonic()
+        version, changed_at = 0, 0.0
+        hand: tuple[np.ndarray, np.ndarray] | None = None
+        index = 0
+        while not self.closed:
+            t = index / self.fps
+            # The clock runs `speed` times the wall clock, at most `max_rate` frames a second.
+            due = started + max(t / self.speed, index / self.max_rate)
+            if self._closed.wait(max(0.0, due - time.monotonic())):
+                return
+            now = self.scene.now()
+            if now.version != version:
+                version, changed_at = now.version, t
+                hand = _hand_path(rng, self.width, self.height) if now.reach else None
+            local = t - changed_at
+            in_reach = hand is not None and local < self.reach_s
+            shown = now.before if in_reach and local < self.reach_s / 2 else now.board
+            image, hom = self._render(shown)
+            frame = image.astype(np.float32)
+            frame *= _lamp(t, self.drift)[None, None, :]
+            spell = self._glare_spell(t)
+            if spell is not None:
+                _add_glare(frame, rng_seed=(self.seed, spell))
+            if in_reach and hand is not None and now.reach is not None:
+                tip = _project(hom, np.array([now.reach]))[0]
+                phase = min(1.0, local / (self.reach_s / 2))  # reach in, then hold
+                _draw_hand(frame, hand, tip, phase, self.width, self.height)
+            self.clock = t
+            yield t, np.clip(frame, 0, 255).astype(np.uint8)
+            # Back here, the consumer is done with the frame.
+            index += 1
+            with self._taken:
+                self.frames_taken = index
+                self._taken.notify_all()
 
 
 def _project(m: np.ndarray, points: np.ndarray) -> np.ndarray:

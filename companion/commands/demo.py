@@ -1,8 +1,11 @@
 """``catan-companion demo``: a whole table on this computer, with nothing to plug in.
 
-Computer players play a game on a generated board; the simulated dice tower rolls and lights
-the producing hexes; the journal is a SQLite file (a temporary one unless ``--journal`` names
-one, which also resumes a game left there). Open the printed address in a browser.
+Computer players play a game on a generated board, at a simulated physical table filmed by a
+synthetic camera: what they put on the board reaches the game through the camera (the real
+tracker and reconciliation, see companion.demo_players), the rest as the page sends it; the
+simulated dice tower rolls and lights the producing hexes; the journal is a SQLite file (a
+temporary one unless ``--journal`` names one, which also resumes a game left there). Open the
+printed address in a browser. ``--no-camera`` sends every move to the game directly.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import logging
 import tempfile
 from pathlib import Path
 
+from companion.demo_players import DemoCamera
 from companion.host import TableHost, open_or_create
 from companion.layouts import random_board
 from companion.scenario import load_scenario
@@ -41,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("basic", "plus"),
         help="the Catan Dice Game instead (basic, or plus), 4 players at most",
     )
+    parser.add_argument(
+        "--no-camera",
+        action="store_true",
+        help="no synthetic camera: the players send every move to the game directly",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,8 +67,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         board, rules = random_board(args.players, seed=args.seed), None
     jgame = open_or_create(journal, board, players, args.seed, rules)
+    camera = None
+    if not args.no_camera:
+        try:
+            camera = DemoCamera.for_game(jgame.game, speed=args.speed, seed=args.seed or 0)
+        except ValueError as exc:
+            log.warning("%s: the players enter every move as on the page", exc)
     host = TableHost(
-        jgame, web=lambda h: serve_table(h.table, args.host, args.port), tower_url="sim://demo"
+        jgame,
+        web=lambda h: serve_table(
+            h.table,
+            args.host,
+            args.port,
+            camera=h.latest_frame,
+            camera_link=h.camera_link,
+            camera_view=h.camera_view,
+        ),
+        # A seeded demo rolls the same dice each time (the same game, whatever its camera).
+        tower_url="sim://demo" if args.seed is None else f"sim://demo?seed={args.seed}",
+        demo_camera=camera,
     )
     try:
         host.start()

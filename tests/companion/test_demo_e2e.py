@@ -1,4 +1,5 @@
-"""The demo end to end: a subprocess plays a whole game; the page's score is the journal's."""
+"""The demo end to end: a subprocess plays a whole game through its synthetic camera; the
+page's score is the journal's."""
 
 import json
 import signal
@@ -6,13 +7,19 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
+import cv2
+import numpy as np
 from demo_process import start_demo
 
 from companion.journal import JournaledGame
 
+# A seed whose game (board, bots and the seeded simulated tower's dice) ends after 70 turns:
+# long enough for the test's 30, short enough to watch through the camera in about a minute.
+SEED = "7"
+
 
 def start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    return start_demo(tmp_path / "demo.sqlite", "--seed", "4", *extra)
+    return start_demo(tmp_path / "demo.sqlite", "--seed", SEED, *extra)
 
 
 def state(url: str) -> dict:
@@ -20,21 +27,30 @@ def state(url: str) -> dict:
         return json.load(response)
 
 
-def test_the_demo_plays_a_whole_game_and_the_page_agrees_with_the_journal(tmp_path):
-    proc, url = start(tmp_path, "--speed", "400")
-    try:
-        stream = urllib.request.urlopen(url + "api/events", timeout=30)
-        # Follow the live stream (no polling sleeps) until the game is over.
-        for raw in stream:
-            line = raw.decode().strip()
-            if line.startswith("data:") and '"won"' in line:
-                break
-        final = state(url)
-        assert final["winner"] is not None
-        assert final["turn"] >= 30
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+def camera_picture(url: str) -> np.ndarray | None:
+    with urllib.request.urlopen(url + "api/camera.jpg", timeout=10) as response:
+        data = response.read()
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def follow_to_the_end(url: str) -> dict[str, int]:
+    """Follow the live stream (no polling sleeps) until someone won; count updates by source."""
+    sources: dict[str, int] = {}
+    stream = urllib.request.urlopen(url + "api/events", timeout=60)
+    for raw in stream:
+        line = raw.decode().strip()
+        if not line.startswith("data:"):
+            continue
+        update = json.loads(line[len("data:") :])
+        source = update.get("source")
+        if source:
+            sources[source] = sources.get(source, 0) + 1
+        if '"won"' in line:
+            return sources
+    raise AssertionError("the stream ended before the game did")
+
+
+def check_against_journal(tmp_path: Path, final: dict) -> None:
     replayed = JournaledGame.open(tmp_path / "demo.sqlite")
     game = replayed.game
     assert replayed.damage is None
@@ -43,6 +59,38 @@ def test_the_demo_plays_a_whole_game_and_the_page_agrees_with_the_journal(tmp_pa
     assert page_score == {c: game.public_victory_points(i) for i, c in enumerate(game.players)}
     assert game.winner_color == final["winner"]
     replayed.close()
+
+
+def test_the_demo_plays_a_whole_game_through_its_camera_and_the_page_agrees(tmp_path):
+    proc, url = start(tmp_path, "--speed", "100")
+    try:
+        sources = follow_to_the_end(url)
+        final = state(url)
+        assert final["winner"] is not None
+        assert final["turn"] >= 30
+        # The camera followed the board and brought the builds into the game.
+        assert final["parts"]["camera"]["up"], final["parts"]["camera"]
+        assert sources.get("camera", 0) >= 30, sources
+        picture = camera_picture(url)
+        assert picture is not None and picture.shape == (540, 960, 3)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    check_against_journal(tmp_path, final)
+
+
+def test_without_the_camera_every_move_goes_in_directly(tmp_path):
+    proc, url = start(tmp_path, "--speed", "400", "--no-camera")
+    try:
+        sources = follow_to_the_end(url)
+        final = state(url)
+        assert final["winner"] is not None
+        assert "camera" not in sources
+        assert not final["parts"]["camera"]["up"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    check_against_journal(tmp_path, final)
 
 
 def test_a_restarted_demo_continues_the_same_game(tmp_path):
