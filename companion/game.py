@@ -63,6 +63,7 @@ from companion.board import (
     RESOURCES,
     Board,
     Edge,
+    Harbor,
     Hex,
     Resource,
     Terrain,
@@ -328,11 +329,7 @@ class Game:
         for i in range(len(t.hexes)):
             self._learn_tile(i)
         #: harbour kind index (into HARBOR_KINDS) by corner index
-        self.vertex_harbor: dict[int, int] = {}
-        for hb in board.harbors:
-            for v in hb.vertices:
-                if v in t.vertex_index:
-                    self.vertex_harbor[t.vertex_index[v]] = HARBOR_KINDS.index(hb.kind)
+        self.vertex_harbor: dict[int, int] = self._harbor_corners()
 
         # Dynamic state.
         self.robber = t.hex_index[board.robber]
@@ -423,6 +420,30 @@ class Game:
         self._version += 1
         self.board.tiles[h] = tile
         self._learn_tile(self.topology.hex_index[h])
+
+    def _harbor_corners(self) -> dict[int, int]:
+        """The kind (index into HARBOR_KINDS) of the harbour at each corner that has one."""
+        index = self.topology.vertex_index
+        return {
+            index[v]: HARBOR_KINDS.index(hb.kind)
+            for hb in self.board.harbors
+            for v in hb.vertices
+            if v in index
+        }
+
+    def set_harbors(self, harbors: Sequence[Harbor]) -> None:
+        """Change the harbours during play (a harbour token taken or placed, RULES.md
+        4.5.11); every player's trade ratios follow at once."""
+        self.board.harbors = list(harbors)  # a new list: the caller's board keeps its own
+        self.vertex_harbor = self._harbor_corners()
+        for p, ratios in enumerate(self.trade_ratios):
+            ratios[:] = [4] * N_RES
+            for v in self.buildings_of[p]:
+                kind = self.vertex_harbor.get(v)
+                if kind == 0:
+                    ratios[:] = [min(x, 3) for x in ratios]
+                elif kind is not None:
+                    ratios[kind - 1] = 2
 
     # -- identities --------------------------------------------------------------------------
 
@@ -1403,6 +1424,9 @@ class Game:
             {"type": "moved_ship", "player": a.player, "from": list(a.edge), "to": list(a.to)}
         ]
         events.extend(self._update_longest_road())
+        if self.hooks:
+            for hook in self.hooks:
+                events.extend(hook.after_ship_moved(self, p, to))
         return events
 
     def _advance_founding(self) -> None:

@@ -651,6 +651,57 @@ _register_harbour_place(
 )
 
 
+# --- marks of a scenario: gifts, villages --------------------------------------------------
+
+
+def _coast_of(lay: Layout, hexes: set[Hex], side: Edge) -> Hex | None:
+    """The hex of ``hexes`` on whose coast ``side`` lies (land there, sea or frame across)."""
+    a, b = edge_hexes(side)
+    for h, other in ((a, b), (b, a)):
+        i = lay.geo.index.get(h)
+        if h in hexes and i is not None and lay.terrain[i].is_land and _is_sea(lay, other):
+            return h
+    return None
+
+
+@register("S5-GIFTS")
+def _s5_gifts(lay: Layout) -> list[Violation]:
+    """The gifts of the Forgotten Tribe lie on the small islands' coasts (RULES.md 4.5.2-4.5.4):
+    parameters ``catan_chips`` (8 sides) and ``cards`` (4 sides) as ``[q, r, side]``,
+    ``small`` (the small islands' hexes), ``harbours`` (6 tokens: 5 special, 1 generic, on
+    the small islands' coasts). Each side holds one gift."""
+    rule = "S5-GIFTS"
+    params = lay.params(rule)
+    small = {tuple(h) for h in params.get("small", ())}
+    out: list[Violation] = []
+    seen: dict[Edge, str] = {hb.edge: f"the {hb.kind} harbour" for hb in lay.harbors}
+    for key, what, want in (("catan_chips", "Catan chip", 8), ("cards", "card", 4)):
+        spots = [edge(*s) for s in params.get(key, ())]
+        if len(spots) != want:
+            out.append(Violation(rule, (), f"{len(spots)} {what} spots marked (want {want})"))
+        for side in spots:
+            h = _coast_of(lay, small, side)
+            if h is None:
+                msg = f"the {what} spot {tuple(side)} is not on a small island's coast"
+                out.append(Violation(rule, edge_hexes(side), msg))
+            elif side in seen:
+                msg = f"the {what} spot {tuple(side)} also holds {seen[side]}"
+                out.append(Violation(rule, (h,), msg))
+            seen[side] = f"a {what}"
+    if lay.harbors:  # not observed otherwise (see Report.notes)
+        want = int(params.get("harbours", 6))
+        kinds = Counter(hb.kind for hb in lay.harbors)
+        if len(lay.harbors) != want or kinds["3:1"] != want - 5 or len(kinds) != 6:
+            msg = f"harbour tokens {dict(sorted(kinds.items()))} (want 5 special, {want - 5} 3:1)"
+            out.append(Violation(rule, (), msg))
+        for hb in lay.harbors:
+            if _coast_of(lay, small, hb.edge) is None:
+                msg = f"the {hb.kind} harbour token at {(hb.q, hb.r)} {hb.side} is not on a small "
+                msg += "island's coast: the tribe's tokens lie there until a ship finds them"
+                out.append(Violation(rule, ((hb.q, hb.r),), msg))
+    return out
+
+
 # --- robber and pirate --------------------------------------------------------------------
 
 

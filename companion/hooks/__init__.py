@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.hooks import best_friends, country, pirate_islands, seafarers, wonders
+from companion.hooks import (
+    best_friends,
+    country,
+    forgotten_tribe,
+    pirate_islands,
+    seafarers,
+    wonders,
+)
 from companion.hooks.base import Hook
 
 #: every hook a scenario file may name, by name
@@ -29,6 +36,8 @@ HOOKS: dict[str, type[Hook]] = {
         wonders.FoundingForbidden,
         wonders.SettlementBonus,
         wonders.Wonders,
+        forgotten_tribe.TribeGifts,
+        forgotten_tribe.RobberNoReturn,
     )
 }
 

@@ -81,6 +81,11 @@ class Hook:
         ``founding``): what it earns on this map (a Catan chip, a trade, a token)."""
         return []
 
+    def after_ship_moved(self, game: Game, p: int, e: int) -> list[Event]:
+        """Seat ``p`` has just moved a ship onto side ``e`` (RULES.md 3.4): what it finds
+        there (a gift of the Forgotten Tribe, say). A new ship goes to :meth:`after_route`."""
+        return []
+
     def turn_ended(self, game: Game, p: int) -> list[Event]:
         """Seat ``p`` ends their turn (before the special building phase, if any): undo
         what lasted only for the turn."""

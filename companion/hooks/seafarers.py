@@ -265,3 +265,5 @@ class Exploration(Hook):
                 game.start_gold_choice({p: 1})
             events.append(event)
         return events
+
+

@@ -52,6 +52,7 @@ from companion.board import (
 from companion.game import Game, IllegalAction, Phase, Rules
 from companion.journal import JournaledGame
 from companion.layouts import BASE_HARBOR_SITES
+from companion.longest_route import SHIP
 
 F, P, G, H, M, D = (
     Terrain.FOREST,
@@ -372,3 +373,35 @@ def play_random(target: Game | JournaledGame, steps: int, seed: int) -> list[Act
         target.apply(action)
         done.append(action)
     return done
+
+
+def sea_path(game: Game, color: str, start: Iterable[int], goal: Edge) -> list[Edge]:
+    """The fewest new ships for ``color``, in build order, from the corners ``start`` (indices)
+    to a ship on side ``goal``: over sea and coast sides and ``color``'s own ships, around the
+    pirate's sides, through no corner an opponent has built on. Fails if there is no way."""
+    t = game.topology
+    me = game.seat(color)
+    blocked = set() if game.pirate is None else set(t.hex_edges[game.pirate])
+
+    def mine(e: int) -> bool:
+        return game.edge_owner[e] == me and game.edge_kind[e] == SHIP
+
+    g = t.edge_index[goal]
+    prev: dict[int, tuple[int, int] | None] = {v: None for v in start}
+    queue = deque(prev)
+    while queue:
+        v = queue.popleft()
+        if v in t.edge_vertices[g]:
+            path = [g]
+            while (step := prev[v]) is not None:
+                v, e = step
+                path.append(e)
+            return [t.edges[e] for e in reversed(path) if not mine(e)]
+        for e in t.vertex_edges[v]:
+            if not game.edge_sea[e] or e in blocked or not (game.edge_owner[e] == -1 or mine(e)):
+                continue
+            w = next(x for x in t.edge_vertices[e] if x != v)
+            if w not in prev and game.vertex_owner[w] in (-1, me):
+                prev[w] = (v, e)
+                queue.append(w)
+    raise AssertionError(f"no way by sea to {tuple(goal)}")
