@@ -265,5 +265,3 @@ class Exploration(Hook):
                 game.start_gold_choice({p: 1})
             events.append(event)
         return events
-
-
