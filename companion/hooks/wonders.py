@@ -15,6 +15,20 @@ A wonder is data in the scenario file, so a table can change a cost or make up a
 ``needs`` are all required at once: ``settlement_on`` (a list of corners, e.g. ``"@strait"``: an
 own settlement or city on one of them), ``cities``, ``harbour_cities`` (cities on a harbour's
 corner), ``victory_points`` and ``route`` (the longest trade route, 3.5.1), each "at least".
+
+>>> from companion.game import Game
+>>> from companion.scenario import load_scenario
+>>> s = load_scenario("wonders", 4, seed=1)
+>>> game = Game(s.board, ["red", "blue", "white", "orange"], s.rules, rng=1)
+>>> wonders = next(h for h in game.hooks if isinstance(h, Wonders))
+>>> wonders.wonders["palace"].cost_text(), wonders.levels
+('1 brick, 1 wool, 1 grain, 2 ore', 4)
+>>> wonders.unmet(game, 0, wonders.wonders["great_theatre"])  # red, before any city
+'2 cities'
+>>> game.apply(StartWonder("red", "palace"))
+Traceback (most recent call last):
+...
+companion.game.IllegalAction: wonders wait for one's own turn, after the roll (rule 4.8.7)
 """
 
 from __future__ import annotations
@@ -148,7 +162,7 @@ class Wonder:
         names = {r.value for r in RESOURCES}
         if set(cost) - names:
             raise ValueError(f"wonder {wid}: unknown resource {sorted(set(cost) - names)[0]!r}")
-        text = data.get("condition") or "; ".join(f"{k} {v}" for k, v in needs.items())
+        text = data.get("condition") or " and ".join(_need_text(k, v) for k, v in needs.items())
         return cls(
             wid,
             str(data.get("title", wid)),
@@ -163,6 +177,20 @@ class Wonder:
 
 #: what a wonder's condition may ask for, each "at least"
 NEEDS = ("settlement_on", "cities", "harbour_cities", "victory_points", "route")
+
+
+def _need_text(need: str, value: Any) -> str:
+    """One part of a wonder's condition in words."""
+    match need:
+        case "settlement_on":
+            return "a settlement or city on one of its marked corners"
+        case "cities":
+            return "1 city" if value == 1 else f"{value} cities"
+        case "harbour_cities":
+            return "a city on a harbour" if value == 1 else f"{value} cities on harbours"
+        case "victory_points":
+            return f"{value} victory points"
+    return f"a trade route of {value} roads or ships in a row"
 
 
 class Wonders(Hook):
@@ -221,16 +249,17 @@ class Wonders(Hook):
                     spots = self._corners.get(wonder.id)
                     if spots is None:
                         spots = self._corners[wonder.id] = _corner_indices(game, value)
-                    if not mine & spots:
-                        return "a settlement or city on one of its marked corners"
-                case "cities" if len(cities) < value:
-                    return f"{value} cities"
-                case "harbour_cities" if sum(v in game.vertex_harbor for v in cities) < value:
-                    return f"{value} city on a harbour" if value == 1 else f"{value} harbour cities"
-                case "victory_points" if game.victory_points(p) < value:
-                    return f"{value} victory points"
-                case "route" if game.road_lengths[p] < value:
-                    return f"a trade route of {value} roads or ships in a row"
+                    met = bool(mine & spots)
+                case "cities":
+                    met = len(cities) >= value
+                case "harbour_cities":
+                    met = sum(v in game.vertex_harbor for v in cities) >= value
+                case "victory_points":
+                    met = game.victory_points(p) >= value
+                case _:
+                    met = game.road_lengths[p] >= value
+            if not met:
+                return _need_text(need, value)
         return None
 
     # -- the hook's actions ----------------------------------------------------------------
@@ -239,9 +268,7 @@ class Wonders(Hook):
         from companion.game import IllegalAction, Phase
 
         if p != game.current or game.phase != Phase.MAIN:
-            raise IllegalAction(
-                "4.8.7", "wonders are started and built in one's own turn, after the roll"
-            )
+            raise IllegalAction("4.8.7", "wonders wait for one's own turn, after the roll")
 
     def check(self, game: Game, p: int, action: Action) -> None:
         from companion.game import IllegalAction

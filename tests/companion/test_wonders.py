@@ -461,7 +461,7 @@ def test_the_palace_needs_a_city_and_six_points() -> None:
     game, _ = new_game()
     found(game)
     next_turn(game, "red")
-    assert "1 cities" in refusal(game, StartWonder("red", "palace")).reason
+    assert "needs 1 city" in refusal(game, StartWonder("red", "palace")).reason
     cities_for(game, "red", 1)
     assert game.victory_points(0) == 3
     assert "6 victory points" in refusal(game, StartWonder("red", "palace")).reason
@@ -811,6 +811,8 @@ def test_a_home_made_wonder_with_its_own_condition_and_cost_can_be_played(tmp_pa
     game = Game(s.board, COLORS, s.rules, Script())
     found(game)
     next_turn(game, "red")
+    (item,) = wonders_hook(game).public_view(game)["sections"][0]["items"]
+    assert item == {"label": "Lighthouse", "text": "to start: 1 city; each level: 1 wool, 1 ore"}
     cities_for(game, "red", 1)
     game.apply(StartWonder("red", "lighthouse"))
     set_hand(game, "red", ore=2, wool=2)
