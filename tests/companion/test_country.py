@@ -18,6 +18,7 @@ from conftest import Script, corner_path, give, refusal, roll, set_hand
 
 from companion.actions import (
     Action,
+    BuildCity,
     BuildRoad,
     BuildSettlement,
     Cards,
@@ -746,3 +747,71 @@ def test_refused_canal_actions_leave_no_trace() -> None:
     with pytest.raises(IllegalAction):
         game.apply(PlayCanalTile("red", Resource.ORE))
     assert game.snapshot() == before and "erie_canal" not in game.hook_state
+
+
+# -- scripted games to the end (5.3.8) ---------------------------------------------------------
+
+
+def _vp_next_to(game: Game, towns: list[int]) -> tuple[int, int]:
+    """A VP space one road space from one of ``towns``, and that town."""
+    t, sp = game.topology, spaces(game)
+    for town in towns:
+        for e in t.vertex_edges[town]:
+            v = next(x for x in t.edge_vertices[e] if x != town)
+            if e in sp.roads and v in sp.vp:
+                return v, town
+    raise AssertionError("no VP space next to these towns")
+
+
+def _chain_with_vp(game: Game, towns: int) -> list[int]:
+    """A walk through ``towns`` towns (see :func:`chain`) with a VP space next to one."""
+    for a in sorted(spaces(game).towns):
+        path = [a]
+        while len(path) < 2 * towns - 1:
+            nxt = [(m, b) for m, b in stretches(game, path[-1]) if b not in path and m not in path]
+            if not nxt:
+                break
+            path.extend(nxt[0])
+        if len(path) == 2 * towns - 1:
+            try:
+                _vp_next_to(game, path[::2])
+            except AssertionError:
+                continue
+            return path
+    raise AssertionError("no such walk on the map")
+
+
+@pytest.mark.parametrize(("name", "players"), [("corsica", 4), ("new-york-erie", 5)])
+def test_a_scripted_game_ends_when_red_reaches_the_maps_target(name: str, players: int) -> None:
+    """Red settles a line of four town spaces and upgrades them to cities. With four players:
+    four cities, the other founding settlement, the Longest Road (6 roads) and a VP chip make
+    12 (11 before the chip); with five (no chips) the third city makes 10."""
+    game = country_game(name, players)
+    walk_ = _chain_with_vp(game, 4)
+    towns = walk_[::2]
+    vp, at = _vp_next_to(game, towns)
+    found_far(game, near=[*towns, vp], first=(towns[0], walk(game, towns[0], walk_[1])[0]))
+    to_main(game)
+    chips = spaces(game).chips
+    target = game.rules.victory_points
+    for i in range(1, 4):  # on along the line, settling each town space reached
+        build(game, "red", walk(game, walk_[2 * i - 1], walk_[2 * i]))
+        settle(game, "red", walk_[2 * i])
+        if i < 3:
+            build(game, "red", walk(game, walk_[2 * i], walk_[2 * i + 1]))
+    expected = {"buildings": 5, "longest_road": 2 * (game.longest_road == 0), "chips": 0}
+    assert game.road_lengths[0] >= 6 and expected["longest_road"] == 2
+    for town in towns:
+        if game.phase == Phase.GAME_OVER:
+            break
+        give(game, "red", grain=2, ore=3)
+        game.apply(BuildCity("red", corner(game, town)))
+        expected["buildings"] += 1
+    if chips and game.phase != Phase.GAME_OVER:
+        build(game, "red", walk(game, at, vp))
+        expected["chips"] = 1
+    score = sum(expected.values())
+    assert game.phase == Phase.GAME_OVER and game.winner_color == "red"
+    assert score == game.victory_points(0) == target
+    assert game.special_vp[0] == expected["chips"]
+    assert refusal(game, EndTurn("red")).rule == "1.13.2"
