@@ -1230,6 +1230,17 @@ def _favour_supply(lay: Layout) -> list[Violation]:
     return out
 
 
+@register("BB-HELPER-STACK")
+def _helper_stack(lay: Layout) -> list[Violation]:
+    """The Helpers: 10 cards, A1 to A6 on top in order, then the 4 unnumbered ones (RULES.md
+    5.2.1-5.2.2). That each player takes the top card right after their second founding
+    settlement is the engine's rule (companion.hooks.helpers.Helpers)."""
+    from companion.hooks.helpers import DEFAULT_STACK, stack_problems
+
+    stack = lay.params("BB-HELPER-STACK").get("stack", DEFAULT_STACK)
+    return [Violation("BB-HELPER-STACK", (), problem) for problem in stack_problems(stack)]
+
+
 for _spec in (BASE_SPEC, EXTENSION_SPEC):
     register_spec(_spec)
 

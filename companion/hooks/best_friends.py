@@ -305,7 +305,11 @@ class BestFriends(Hook):
         return None
 
     def generate(self, game: Game, out: list[Action]) -> None:
+        from companion.game import Phase
+
         st = self.state(game)
+        if game.phase == Phase.GAME_OVER:
+            return
         if self.pending(game) is not None:
             if st["returning"] is not None:
                 color = st["returning"]

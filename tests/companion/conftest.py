@@ -405,3 +405,32 @@ def sea_path(game: Game, color: str, start: Iterable[int], goal: Edge) -> list[E
                 prev[w] = (v, e)
                 queue.append(w)
     raise AssertionError(f"no way by sea to {tuple(goal)}")
+
+
+def road_chain(game: Game, color: str, n: int) -> list[Edge]:
+    """``n`` free land sides that extend one of ``color``'s roads in a chain from its free
+    end, through corners no piece touches yet (so the chain meets nobody, not even itself)."""
+    t = game.topology
+    p = game.seat(color)
+
+    def untouched(w: int) -> bool:
+        return game.vertex_owner[w] < 0 and all(game.edge_owner[x] < 0 for x in t.vertex_edges[w])
+
+    def grow(v: int, path: list[Edge], used: set[int]) -> list[Edge] | None:
+        if len(path) == n:
+            return path
+        for e in t.vertex_edges[v]:
+            w = next(x for x in t.edge_vertices[e] if x != v)
+            if game.edge_owner[e] < 0 and game.edge_land[e] and w not in used and untouched(w):
+                found_path = grow(w, [*path, t.edges[e]], used | {w})
+                if found_path:
+                    return found_path
+        return None
+
+    for e in sorted(game.pieces_of[p]):
+        for end in t.edge_vertices[e]:
+            if game.vertex_owner[end] < 0:
+                result = grow(end, [], set(t.edge_vertices[e]))
+                if result:
+                    return result
+    raise AssertionError(f"no room for a chain of {n} roads for {color}")

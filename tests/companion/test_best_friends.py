@@ -26,6 +26,7 @@ from conftest import (
     give,
     hand,
     refusal,
+    road_chain,
     roll,
     set_hand,
 )
@@ -651,7 +652,7 @@ def test_a_scripted_game_to_11_points():
         else:
             roll(game, 12)
         if turn == 2:
-            build_roads(game, "red", chain(game, "red", 4))
+            build_roads(game, "red", road_chain(game, "red", 4))
             longest = game.longest_road == 0
         elif turn == 3:
             build_settlement(game, "red", game.settlement_spots("red")[0])
@@ -669,38 +670,6 @@ def test_a_scripted_game_to_11_points():
     assert game.phase == Phase.GAME_OVER and game.winner_color == "red"
     assert events[-1] == {"type": "won", "player": "red", "victory_points": 11}
     assert built_vp + 2 + chips == 11 == game.victory_points(0)
-
-
-def chain(game: Game, color: str, n: int) -> list[Edge]:
-    """``n`` free sides that extend one of ``color``'s roads into a chain, away from everyone."""
-    t = game.topology
-    p = game.seat(color)
-    others = set().union(
-        *(s for o in range(len(game.players)) if o != p for s in _structures(game, o))
-    )
-    mine = set().union(*_structures(game, p))
-
-    def grow(v: int, path: list[Edge], used: set[int]) -> list[Edge] | None:
-        if len(path) == n:
-            return path
-        for e in t.vertex_edges[v]:
-            w = next(x for x in t.edge_vertices[e] if x != v)
-            if game.edge_owner[e] >= 0 or not game.edge_land[e] or w in used or w in others:
-                continue
-            if any(game.edge_owner[x] == p for x in t.vertex_edges[w]):
-                continue  # would touch red's own roads: keep one straight chain
-            found_path = grow(w, [*path, t.edges[e]], used | {w})
-            if found_path:
-                return found_path
-        return None
-
-    for e in sorted(game.pieces_of[p]):
-        for end in t.edge_vertices[e]:
-            if game.vertex_owner[end] < 0 and end in mine:
-                result = grow(end, [], {*t.edge_vertices[e]})
-                if result:
-                    return result
-    raise AssertionError("no room for a chain")
 
 
 def test_a_journaled_game_replays_with_its_drawn_favours(tmp_path):
