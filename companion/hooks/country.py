@@ -431,14 +431,27 @@ class ErieCanal(Hook):
     # -- playing and trading tiles ---------------------------------------------------------
 
     def generate(self, game: Game, out: list[Action]) -> None:
+        """Tiles to play; and trades of one tile for 1 or 2 cards of one resource (any other
+        price is as legal, like a domestic trade, but not listed: there is no end to them)."""
         p = game.current
-        if not self._may_trade(game, p) or not self.held(game, p):
+        if not self._may_trade(game, p):
             return
-        active = set(self._view(game)["active"])
         me = game.players[p]
-        for i, r in enumerate(RESOURCES):
-            if r.value not in active and game.trade_ratios[p][i] > 2:
-                out.append(PlayCanalTile(me, r))
+        if self.held(game, p):
+            active = set(self._view(game)["active"])
+            for i, r in enumerate(RESOURCES):
+                if r.value not in active and game.trade_ratios[p][i] > 2:
+                    out.append(PlayCanalTile(me, r))
+        for o, partner in enumerate(game.players):
+            if o == p:
+                continue
+            for i in range(len(RESOURCES)):
+                for n in (1, 2):
+                    cards = Cards.of(**{RESOURCES[i].value: n})
+                    if self.held(game, p) and game.hands[o][i] >= n:
+                        out.append(SellCanalTile(me, partner, cards))
+                    if self.held(game, o) and game.hands[p][i] >= n:
+                        out.append(BuyCanalTile(me, partner, cards))
 
     def _may_trade(self, game: Game, p: int) -> bool:
         from companion.game import Phase

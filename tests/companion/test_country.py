@@ -815,3 +815,26 @@ def test_a_scripted_game_ends_when_red_reaches_the_maps_target(name: str, player
     assert score == game.victory_points(0) == target
     assert game.special_vp[0] == expected["chips"]
     assert refusal(game, EndTurn("red")).rule == "1.13.2"
+
+
+def test_the_listed_canal_trades_are_one_tile_for_one_or_two_cards_of_a_resource() -> None:
+    game = erie_game()
+    _red_with_a_tile(game)
+    set_hand(game, "red", wool=1)
+    set_hand(game, "blue", ore=2)
+    set_hand(game, "white")
+    set_hand(game, "orange")
+    sells = {a for a in game.legal_actions() if isinstance(a, SellCanalTile)}
+    assert sells == {
+        SellCanalTile("red", "blue", Cards.of(ore=1)),
+        SellCanalTile("red", "blue", Cards.of(ore=2)),
+    }
+    assert not [a for a in game.legal_actions() if isinstance(a, BuyCanalTile)]  # none held
+    game.apply(SellCanalTile("red", "blue", Cards.of(ore=1)))
+    buys = {a for a in game.legal_actions() if isinstance(a, BuyCanalTile)}
+    assert buys == {  # red now holds 1 wool and the ore blue paid
+        BuyCanalTile("red", "blue", Cards.of(wool=1)),
+        BuyCanalTile("red", "blue", Cards.of(ore=1)),
+    }
+    for action in buys:
+        assert game.is_legal(action)

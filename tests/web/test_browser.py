@@ -745,3 +745,69 @@ def test_a_country_map_draws_its_spaces_and_offers_only_town_spaces(
     finally:
         server.close()
         table.stop()
+
+
+def test_a_canal_tile_is_played_from_the_phone(browser: Any, tmp_path: Path) -> None:
+    """New York with the Erie Canal: red links two canal towns (from Python), then plays the
+    canal tile it took with the scenario panel's button; the ratio and the panel follow."""
+    import math
+
+    from companion.actions import BuildRoad, EndTurn
+    from companion.board import edge_vertices, vertex_position
+    from companion.journal import JournaledGame
+    from companion.scenario import load_scenario
+
+    s = load_scenario("new-york-erie", 3, seed=1)
+    jg = JournaledGame.create(tmp_path / "ny.sqlite", s.board, ["red", "blue", "white"], s.rules)
+    game = jg.game
+    t = game.topology
+    erie = next(h for h in game.hooks if h.name == "erie_canal")
+    a, b = (t.vertex_index[v] for v in erie.canal[:2])
+    (m,) = set(t.vertex_neighbours[a]) & set(t.vertex_neighbours[b])
+    first, second = (t.edge_between(a, m), t.edge_between(m, b))
+    jg.apply(BuildSettlement("red", t.vertices[a]))
+    jg.apply(BuildRoad("red", t.edges[first]))
+    home = vertex_position(t.vertices[a])
+    while game.phase.value.startswith("founding"):
+        legal = game.legal_actions()
+        if game.phase.value == "founding_settlement":
+            far = max(legal, key=lambda x: math.dist(vertex_position(x.vertex), home))
+            jg.apply(far)
+        else:
+            jg.apply(next(x for x in legal if t.edge_index[x.edge] not in (first, second)))
+    jg.apply(RollDice("red", (6, 5)))
+    for i in (0, 1):  # the test gives red a road's lumber and brick from the bank
+        game.bank[i] -= 1
+        game.hands[0][i] += 1
+    jg.apply(BuildRoad("red", t.edges[second]))
+    assert game.hook_state["erie_canal"]["held"] == {"red": 1}
+    assert set(edge_vertices(t.edges[second])) == {t.vertices[m], t.vertices[b]}
+    # red built this turn, so trades (and canal tiles) wait for its next turn (1.5)
+    for color in ("red", "blue", "white"):
+        jg.apply(EndTurn(color))
+        jg.apply(RollDice(game.current_player, (6, 5)))
+    table = Table(jg)
+    table.start()
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        phone = Device(browser, server.url, PHONE)
+        phone.bind("red")
+        before = _version(table)
+        phone.wait_controls(before)
+        phone.page.get_by_role("button", name="Play a canal tile: resource: wool").click()
+        screen.wait_version(before + 1)
+        assert inspect(table, lambda g: g.hook_state["erie_canal"]["active"]) == ["wool"]
+        you = inspect(table, lambda g: g.private_view("red")["you"])
+        assert you["trade_ratios"]["wool"] == 2
+        canal = screen.page.locator('.scenario-block[data-hook="erie_canal"]')
+        assert "In play this turn" in canal.text_content()
+        assert "plays a canal tile" in screen.page.text_content("#log")
+        phone.shot("phone-360-canal-tile")
+        for device in (screen, phone):
+            assert device.unnamed_controls() == []
+            assert device.errors == []
+            device.close()
+    finally:
+        server.close()
+        table.stop()
