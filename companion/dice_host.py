@@ -9,6 +9,7 @@ are kept on the page.
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -77,7 +78,13 @@ class DiceTableHost(TableHost):
             self.dice_link.stop()
         super().stop()
 
-    def _bots(self, pace: float, seed: int | None) -> None:
+    def play_with_bots(self, pace: float, seed: int | None = None) -> None:  # type: ignore[override]
+        """Let computer players play the dice game, one action every ``pace`` seconds."""
+        t = threading.Thread(target=self._bots, args=(pace,), name="dice-players", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _bots(self, pace: float) -> None:
         bot = DiceBot()
         while not self._stopping.wait(pace):
             state = self.table.state()

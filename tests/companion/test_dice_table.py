@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.dice_bot import DiceBot
+from companion.dice_host import DiceTableHost
 from companion.dice_table import (
     Hold,
     JournaledDiceGame,
@@ -329,3 +330,30 @@ def test_resuming_keeps_the_journals_players_and_variant(tmp_path: Path) -> None
     JournaledDiceGame.create(path, ["ann", "ben"], "basic").close()
     resumed = open_or_create_dice(path, ["cy", "dee"], "plus", None)
     assert resumed.game.players == ("ann", "ben") and resumed.game.variant.value == "basic"
+
+
+def test_the_hosts_computer_players_play_a_game_to_its_end_with_the_tower(tmp_path: Path) -> None:
+    jg = JournaledDiceGame.create(tmp_path / "dice.sqlite", ["ann"])
+    host = DiceTableHost(jg, tower_url=f"sim://dice-bots-{next(_names)}")  # type: ignore[arg-type]
+    host.start()
+    sub = host.table.subscribe()
+    try:
+        host.play_with_bots(pace=0.001)
+        over = next_events_until(sub, lambda e: e["type"] == "game_over")
+        assert over["winners"] == ["ann"]
+    finally:
+        host.stop()
+    rolls = [r for r in jg.history if r["type"] == "roll"]
+    assert rolls and {r["source"] for r in rolls} == {"tower"}
+    assert len(jg.game.sheets["ann"].track) == 15
+
+
+def next_events_until(sub, predicate, limit: int = 2000):
+    """The first event satisfying ``predicate`` (each wait bounded; no sleeping)."""
+    for _ in range(limit):
+        update = sub.get(timeout=5)
+        assert update is not None, "no update from the table"
+        for event in update.get("events", ()):
+            if predicate(event):
+                return event
+    raise AssertionError("the event never came")
