@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from companion.actions import Action, register_action
-from companion.board import RESOURCES, vertex
+from companion.board import RESOURCES, Vertex, vertex, vertex_hexes
 from companion.hooks.base import Hook, land_hexes_of
 
 if TYPE_CHECKING:
@@ -175,6 +175,19 @@ class Wonder:
         return ", ".join(f"{n} {r.value}" for r, n in zip(RESOURCES, self.cost, strict=True) if n)
 
 
+def _corner_text(game: Game, v: Vertex) -> str:
+    """A corner named by the hexes around it, land first: "hills 4, fields 9 and the sea"."""
+    tiles = [game.board.tiles.get(h) for h in vertex_hexes(v)]
+    land = sorted(
+        (t for t in tiles if t is not None and t.terrain.is_land),
+        key=lambda t: (t.terrain.value, t.number or 0),
+    )
+    names = [t.terrain.value + (f" {t.number}" if t.number else "") for t in land]
+    if len(land) < 3:
+        names.append("the sea")
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 #: what a wonder's condition may ask for, each "at least"
 NEEDS = ("settlement_on", "cities", "harbour_cities", "victory_points", "route")
 
@@ -200,7 +213,8 @@ class Wonders(Hook):
     (GAP, whether the condition must hold only to ``"start"``, the default, or also for
     ``"every_level"``), ``ship`` (GAP, what if no ship is left in the supply to put on the
     card: ``"if_any"``, the default, starts the wonder all the same, the ship being only a
-    marker of whose wonder it is; ``"required"`` refuses the start).
+    marker of whose wonder it is; ``"required"`` refuses the start), ``show_marks`` (label ->
+    corners the page describes in words, for a board with no printed marks).
 
     Rule 4.8.9 replaces the plain victory: a player wins on their turn by completing the last
     level, or with the game's victory points while having built more levels than each other
@@ -222,6 +236,8 @@ class Wonders(Hook):
             raise ValueError("hook wonders: ship is 'if_any' or 'required'")
         self.recheck = params.get("condition", "start") == "every_level"
         self.ship_required = params.get("ship", "if_any") == "required"
+        #: corners the page describes, by label (e.g. "Strait (purple)": its corners)
+        self.shown_marks: dict[str, list[list[Any]]] = dict(params.get("show_marks", {}))
         self._corners: dict[str, frozenset[int]] = {}
 
     # -- state -----------------------------------------------------------------------------
@@ -411,5 +427,19 @@ class Wonders(Hook):
                 f"Complete level {self.levels} of your wonder, or reach "
                 f"{game.rules.victory_points} points with more levels than anyone else."
             ),
-            "sections": [{"title": "Wonders", "kind": "list", "items": items}],
+            "sections": [
+                {"title": "Wonders", "kind": "list", "items": items},
+                *self._marks_section(game),
+            ],
         }
+
+    def _marks_section(self, game: Game) -> list[dict[str, Any]]:
+        """The marked corners in words, for a table whose board has no printed marks: each
+        corner by the hexes that meet there ("hills 4, fields 9 and the sea")."""
+        if not self.shown_marks:
+            return []
+        items = []
+        for label, corners in self.shown_marks.items():
+            where = [_corner_text(game, vertex(q, r, c)) for q, r, c in corners]
+            items.append({"label": label, "text": "; ".join(where)})
+        return [{"title": "Marked corners", "kind": "list", "items": items}]

@@ -25,7 +25,7 @@ from companion.actions import (
     action_from_json,
     action_to_json,
 )
-from companion.board import RESOURCES, Terrain, Vertex, vertex
+from companion.board import RESOURCES, Terrain, Vertex, vertex, vertex_hexes
 from companion.bots import GreedyBot
 from companion.game import Game, Phase
 from companion.hooks.wonders import BuildWonderLevel, StartWonder, Wonders
@@ -768,6 +768,18 @@ def test_the_public_view_shows_each_wonder_its_builder_and_level() -> None:
         "start_wonder": "Start a wonder",
         "build_wonder_level": "Build a wonder level",
     }
+    # the marks in words: a board laid from our map has no printed squares to look at
+    marked = {i["label"]: i["text"] for i in panel["sections"][1]["items"]}
+    assert len(marked) == 3
+    strait = next(text for label, text in marked.items() if label.startswith("Strait"))
+    places = strait.split("; ")
+    assert len(places) == len(marks()["strait"])
+    for v, place in zip(marks()["strait"], places, strict=True):
+        tiles = [game.board.tiles[h] for h in vertex_hexes(v) if h in game.board.tiles]
+        for tile in tiles:
+            if tile.terrain.is_land:
+                assert f"{tile.terrain.value} {tile.number}" in place
+        assert ("the sea" in place) == any(not t.terrain.is_land for t in tiles)
 
 
 # -- the file's parameters ------------------------------------------------------------------------

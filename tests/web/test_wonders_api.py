@@ -41,7 +41,8 @@ def test_the_page_state_shows_every_wonder_and_names_the_wonder_actions(
         "build_wonder_level": "Build a wonder level",
     }
     panel = next(p for p in scenario["panels"] if p["hook"] == "wonders")
-    (section,) = panel["sections"]
+    section, marked = panel["sections"]
+    assert marked["title"] == "Marked corners" and len(marked["items"]) == 3
     titles = [item["label"] for item in section["items"]]
     assert titles == ["Great Bridge", "Great Wall", "Palace", "Colossus", "Great Theatre"]
     assert all("value" not in item for item in section["items"])  # nobody has started one
