@@ -138,7 +138,7 @@ class PirateIslands(Hook):
         self.vp_as_knights = bool(params.get("vp_cards_as_knights", False))
         self.positions: list[Position] = []
 
-    # -- state -------------------------------------------------------------------------------
+    # -- state --------
 
     def _state(self, game: Game) -> dict[str, Any]:
         return game.hook_state[STATE]  # type: ignore[no-any-return]
@@ -192,7 +192,7 @@ class PirateIslands(Hook):
     def may_win(self, game: Game, p: int) -> bool:
         return bool(self._state(game)["fortresses"][p] == 0)  # 4.7.20
 
-    # -- the one shipping route (4.7.8) ---------------------------------------------------------
+    # -- the one shipping route (4.7.8) --------
 
     def route(self, game: Game, p: int) -> tuple[list[int], list[int]]:
         """Seat ``p``'s route from home: its sides and its corners (home first, end last)."""
@@ -293,7 +293,7 @@ class PirateIslands(Hook):
             )
         return None
 
-    # -- the pirate fleet (4.7.12-4.7.14) ----------------------------------------------------------
+    # -- the pirate fleet (4.7.12-4.7.14) --------
 
     def on_roll(self, game: Game, p: int, dice: tuple[int, int]) -> list[Event]:
         state = self._state(game)
@@ -334,7 +334,7 @@ class PirateIslands(Hook):
             }
         ]
 
-    # -- what must be settled before play goes on ----------------------------------------------
+    # -- what must be settled before play goes on --------
 
     def pending(self, game: Game) -> IllegalAction | None:
         from companion.game import IllegalAction, Phase
@@ -477,7 +477,7 @@ class PirateIslands(Hook):
         if action.stolen is not None and not game.hands[v][RESOURCES.index(action.stolen)]:
             raise IllegalAction("4.7.15", "{} holds no {}", action.victim, action.stolen.value)
 
-    # -- outcomes and execution --------------------------------------------------------------------
+    # -- outcomes and execution --------
 
     def resolve(self, game: Game, action: Action) -> Action:
         if isinstance(action, AttackFortress) and action.die is None:
@@ -615,7 +615,61 @@ class PirateIslands(Hook):
         game.road_lengths[p] = game._longest_road(p)
         return [list(game.topology.edges[e]) for e in lost]
 
-    # -- a computer player's taste ---------------------------------------------------------------
+    # -- what the page shows --------
+
+    def public_view(self, game: Game) -> dict[str, Any] | None:
+        state = self._state(game)
+        fleet = "gone" if game.pirate is None else str(game.topology.hexes[game.pirate])
+        players = list(enumerate(game.players))
+        sections: list[dict[str, Any]] = [
+            {
+                "title": "Pirate fleet",
+                "kind": "counters",
+                "items": [{"label": "At sea hex", "value": fleet}],
+            },
+            {
+                "title": "Fortresses (Catan chips left)",
+                "kind": "counters",
+                "items": [
+                    {
+                        "label": c,
+                        "value": state["fortresses"][q],
+                        "color": c,
+                        **({"text": "captured"} if state["fortresses"][q] == 0 else {}),
+                    }
+                    for q, c in players
+                ],
+            },
+            {
+                "title": "Warships",
+                "kind": "counters",
+                "items": [
+                    {"label": c, "value": state["warships"][q], "color": c} for q, c in players
+                ],
+            },
+        ]
+        if state["due"]:
+            due = state["due"][0]
+            who = game.players[due["seat"]]
+            text = (
+                f"gives up {due['cards']} cards to the fleet"
+                if due["kind"] == "plunder"
+                else "beat the fleet: takes a card of their choice"
+            )
+            sections.append(
+                {
+                    "title": "Waiting for",
+                    "kind": "list",
+                    "items": [{"label": who, "text": text, "color": who}],
+                }
+            )
+        return {
+            "title": "The Pirate Islands",
+            "text": "The fleet sails by the lower die; capture your fortress and reach 10 points.",
+            "sections": sections,
+        }
+
+    # -- a computer player's taste --------
 
     def bot_score(self, game: Game, action: Action) -> float | None:
         from companion.actions import BuildShip
