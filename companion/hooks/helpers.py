@@ -334,7 +334,11 @@ class Helpers(Hook):
             elif total != 7 and self._ready(game, color, "balance") and not _earns(game, q, total):
                 st["claims"][color] = "balance"
         return [
-            {"type": "helper_claim_open", "player": c, "text": f"may take a resource ({k})"}
+            {
+                "type": "helper_claim_open",
+                "player": c,
+                "text": f"may take a resource ({HELPERS[k].name})",
+            }
             for c, k in st["claims"].items()
         ]
 

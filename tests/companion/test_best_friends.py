@@ -135,15 +135,16 @@ def red_main(**params: Any) -> Game:
     return game
 
 
-def route(game: Game, color: str, target: str) -> list[Edge]:
+def route(game: Game, color: str, target: str, goal: set[int] | None = None) -> list[Edge]:
     """The shortest chain of free sides from ``color``'s pieces to a corner of ``target``'s
-    pieces that touches no other player's piece on the way."""
+    pieces (one of ``goal``, if given) that touches no other piece on the way."""
     t = game.topology
     p, q = game.seat(color), game.seat(target)
-    # a corner of the target's not yet touched by ``color``
-    goal = set().union(*_structures(game, q)) - set().union(*_structures(game, p))
-    avoid = set().union(
-        *(s for o in range(len(game.players)) if o not in (p, q) for s in _structures(game, o))
+    if goal is None:  # a corner of the target's not yet touched by ``color``
+        goal = set().union(*_structures(game, q)) - set().union(*_structures(game, p))
+    avoid = (
+        set().union(*(s for o in range(len(game.players)) if o != p for s in _structures(game, o)))
+        - goal
     )
     starts = set().union(*_structures(game, p))
     queue = deque((v, []) for v in sorted(starts))
@@ -372,6 +373,28 @@ def test_a_first_connection_pays_the_opponent_1_then_the_builder_3():
     assert sum(tiles(game, "white").values()) == 1 and sum(tiles(game, "red").values()) == 3
 
 
+def test_one_road_reaching_two_opponents_pays_each_1_and_the_builder_3():
+    game = red_main()
+    game.apply(EndTurn("red"))
+    roll(game, 12)
+    meeting = route(game, "blue", "white")  # blue's road reaches white's corner y
+    build_roads(game, "blue", meeting)
+    for who in ("white", "blue", "blue", "blue"):
+        game.apply(DrawFavour(who))
+    t = game.topology
+    whites = set().union(*_structures(game, game.seat("white")))
+    y = next(v for v in t.edge_vertices[t.edge_index[meeting[-1]]] if v in whites)
+    game.apply(EndTurn("blue"))
+    end_turns_until(game, "red")
+    roll(game, 12)
+    path = route(game, "red", "white", goal={y})
+    build_roads(game, "red", path[:-1])
+    give(game, "red", lumber=1, brick=1)
+    events = game.apply(BuildRoad("red", path[-1]))
+    assert events[-1]["connected"] == ["blue", "white"]  # clockwise from red
+    assert state(game)["draws"] == ["blue", "white", "red", "red", "red"]
+
+
 def test_reconnecting_the_same_structures_earns_nothing():
     game = red_main()
     path = route(game, "red", "white")
@@ -515,6 +538,15 @@ def test_favours_are_not_used_in_the_special_building_phase():
 
 
 # -- 5.1.7: what each guild does -----------------------------------------------------------
+
+
+def test_a_table_may_allow_fewer_traders_swaps():
+    game = red_main(trader_swaps=1)
+    usable(game, "red", "traders")
+    set_hand(game, "red", wool=2)
+    game.apply(RedeemFavour("red", "traders"))
+    game.apply(TraderSwap("red", Resource.WOOL, Resource.ORE))
+    assert refusal(game, TraderSwap("red", Resource.WOOL, Resource.ORE)).rule == "5.1.7"
 
 
 def test_traders_swap_with_the_bank_twice():

@@ -811,3 +811,148 @@ def test_a_canal_tile_is_played_from_the_phone(browser: Any, tmp_path: Path) -> 
     finally:
         server.close()
         table.stop()
+
+
+def _scenario_table(path: Path, scenario: str, players: list[str]) -> Table:
+    from companion.journal import JournaledGame
+    from companion.scenario import load_scenario
+
+    s = load_scenario(scenario, len(players), seed=1)
+    table = Table(JournaledGame.create(path, s.board, players, s.rules, seed=1))
+    table.start()
+    return table
+
+
+def _click_and_wait(device: Device, table: Table, name: str) -> None:
+    """Click the scenario panel's button ``name`` and wait until the page shows its result."""
+    before = _version(table)
+    device.page.locator("#scenario-actions").get_by_role("button", name=name, exact=True).click()
+    device.wait_version(before + 1)
+    device.wait_controls(before + 1)
+
+
+def test_best_friends_favours_are_drawn_and_gifts_answered_on_the_phones(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Best Friends: a harmless robber move earns red a favour, drawn with the panel's
+    button; red offers blue a gift from the panel's list, blue accepts on their phone, red
+    draws again; the big screen counts the tiles, only red's phone names them."""
+    from companion.actions import MoveRobber
+    from companion.hooks.best_friends import GUILD_NAMES
+
+    table = _scenario_table(tmp_path / "bf.sqlite", "best-friends", ["red", "blue", "white"])
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        red, blue = Device(browser, server.url, PHONE), Device(browser, server.url, PHONE)
+        red.bind("red")
+        blue.bind("blue")
+        block = screen.page.locator('.scenario-block[data-hook="best_friends"]')
+        assert block.locator("h3").text_content() == "Guild favours"
+        _found(table)
+        table.call(ApplyAction(RollDice("red", (3, 4)), source="test"))
+
+        def nobodys_hex(g: Game) -> Any:
+            t = g.topology
+            return next(
+                t.hexes[h]
+                for h in range(len(t.hexes))
+                if g.hex_land[h]
+                and h != g.robber
+                and all(g.vertex_owner[v] < 0 for v in t.hex_vertices[h])
+            )
+
+        table.call(ApplyAction(MoveRobber("red", inspect(table, nobodys_hex)), source="test"))
+        red.wait_controls(_version(table))
+        assert "Draw a favour tile: in the scenario panel" in red.page.text_content("#prompt")
+        _click_and_wait(red, table, "Draw a favour tile")
+        screen.wait_version(_version(table))
+        red_tiles = block.locator(".counter").first
+        assert red_tiles.locator("b").text_content() == "1"
+        held = inspect(table, lambda g: g.hook_state["best_friends"]["held"]["red"])
+        guild = held[0][0].replace("_", " ").capitalize()
+        private = "#scenario .scenario-block:has(.tag-chip)"  # "only you see this"
+        assert guild in red.page.text_content(private)  # the owner sees the guild
+        assert "none" in blue.page.text_content(private)  # blue sees only blue's (none)
+        assert screen.page.locator(private).count() == 0
+
+        hand = inspect(table, lambda g: g.private_view("red")["you"]["resources"])
+        resource = next(r for r, n in sorted(hand.items()) if n)
+        offers = inspect(table, lambda g: [a for a in g.legal_actions() if a.type == "offer_gift"])
+        if len(offers) > 6:  # a list to choose from, then one button
+            gifts = red.page.get_by_role("combobox", name="Offer a gift")
+            gifts.select_option(label=f"partner: Blue, resource: {resource}")
+            _click_and_wait(red, table, "Offer a gift")
+        else:  # a button each
+            buttons = red.page.locator("#scenario-actions button", has_text="Offer a gift")
+            assert buttons.count() == len(offers)
+            _click_and_wait(red, table, f"Offer a gift: partner: Blue, resource: {resource}")
+        blue.wait_controls(_version(table))
+        assert blue.page.get_by_role("button", name="Refuse the gift").is_visible()
+        _click_and_wait(blue, table, "Accept the gift")
+        red.wait_controls(_version(table))
+        _click_and_wait(red, table, "Draw a favour tile")
+        screen.wait_version(_version(table))
+        assert red_tiles.locator("b").text_content() == "2"
+        assert f"accepts 1 {resource} from red" in screen.page.text_content("#log")
+        assert (
+            sum(
+                1
+                for g, _ in inspect(table, lambda g: g.hook_state["best_friends"]["held"]["red"])
+                if g in GUILD_NAMES
+            )
+            == 2
+        )
+        screen.shot("screen-1920-best-friends")
+        red.shot("phone-360-best-friends")
+        for device in (screen, red, blue):
+            assert device.unnamed_controls() == []
+            assert device.errors == []
+            device.close()
+    finally:
+        server.close()
+        table.stop()
+
+
+def test_helpers_are_shown_used_and_exchanged_on_the_phones(browser: Any, tmp_path: Path) -> None:
+    """The Helpers: the dealt cards and the display on the big screen; white's Mayor pays
+    after a roll that gives white nothing, taken with the panel's button, and white
+    exchanges the card for another from the display."""
+    from companion.hooks.helpers import HELPERS, _earns
+
+    table = _scenario_table(tmp_path / "h.sqlite", "helpers", ["red", "blue", "white"])
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        screen = Device(browser, server.url, SCREEN)
+        white = Device(browser, server.url, PHONE)
+        white.bind("white")
+        _found(table)
+        screen.wait_version(_version(table))
+        block = screen.page.locator('.scenario-block[data-hook="helpers"]')
+        cards = block.locator(".scenario-card")
+        assert cards.count() == 10  # three dealt, seven on display
+        assert "Mayor (A1)" in block.locator('.scenario-card[data-color="white"]').text_content()
+
+        def barren_for_white(g: Game) -> int:
+            return next(n for n in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12) if not _earns(g, 2, n))
+
+        table.call(
+            ApplyAction(RollDice("red", dice_for(inspect(table, barren_for_white))), source="t")
+        )
+        white.wait_controls(_version(table))
+        _click_and_wait(white, table, "Helper: take a resource: resource: ore")
+        assert inspect(table, lambda g: g.hands[2][4]) >= 1
+        choose = white.page.get_by_role("combobox", name="Exchange the helper")
+        choose.select_option(label="card: alms")
+        _click_and_wait(white, table, "Exchange the helper")
+        screen.wait_version(_version(table))
+        mine = block.locator('.scenario-card[data-color="white"]').text_content()
+        assert HELPERS["alms"].name in mine and "new this turn" in mine
+        screen.shot("screen-1920-helpers")
+        for device in (screen, white):
+            assert device.unnamed_controls() == []
+            assert device.errors == []
+            device.close()
+    finally:
+        server.close()
+        table.stop()

@@ -987,6 +987,12 @@ function promptText() {
   const me = S.session.player;
   const mine = state.players.find((p) => p.color === me);
   if (state.phase === "game_over") return `The game is over: ${cap(state.winner)} won.`;
+  // A scenario's decision (a favour to draw, a gift to answer...) is made in its panel.
+  const acts = S.actions ? S.actions.actions : [];
+  const labels = scenarioLabels();
+  if (acts.length && acts.every((a) => labels[a.type])) {
+    return `${[...new Set(acts.map((a) => labels[a.type]))].join(" or ")}: in the scenario panel.`;
+  }
   if (state.phase === "discard" && mine && mine.to_discard) return `Discard ${mine.to_discard} cards.`;
   if (state.phase === "choose_gold" && state.gold_due && state.gold_due[me]) {
     return `Choose ${state.gold_due[me]} cards from the gold field.`;
