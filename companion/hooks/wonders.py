@@ -314,9 +314,7 @@ class Wonders(Hook):
             return
         if mine is None:
             raise IllegalAction("4.8.6", f"{color} has not started a wonder")
-        wonder = self.wonders[mine]
-        if self.level(game, color) >= self.levels:
-            raise IllegalAction("4.8.7", f"the {wonder.title} is complete")
+        wonder = self.wonders[mine]  # its last level ends the game: no level beyond it
         if self.recheck:
             missing = self.unmet(game, p, wonder)
             if missing is not None:
@@ -344,10 +342,8 @@ class Wonders(Hook):
                     out.append(StartWonder(color, wid))
             return
         wonder = self.wonders[mine]
-        if (
-            self.level(game, color) < self.levels
-            and all(h >= c for h, c in zip(game.hands[p], wonder.cost, strict=True))
-            and not (self.recheck and self.unmet(game, p, wonder) is not None)
+        if all(h >= c for h, c in zip(game.hands[p], wonder.cost, strict=True)) and not (
+            self.recheck and self.unmet(game, p, wonder) is not None
         ):
             out.append(BuildWonderLevel(color))
 
