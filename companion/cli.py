@@ -40,6 +40,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "tracking": ("vision.bench_tracking", "live tracking on a synthetic video"),
     "serial": ("firmware_bridge.bench", "dice tower protocol round trips and faults"),
     "table": ("companion.benches.table", "button press to LEDs and page"),
+    "demo": ("companion.benches.demo", "the demo's CPU use and its camera's moves"),
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from companion.board import Piece, Vertex, vertex_position
 from companion.layouts import random_board
-from vision.capture import LiveTableSource, TableScene
+from vision.capture import LiveTableSource, TableScene, _lamp
 from vision.synth.render import render_board
 
 BOARD = random_board(3, seed=4)
@@ -85,10 +85,16 @@ def test_the_lamp_drifts_and_a_glare_spot_comes_and_goes() -> None:
     camera = LiveTableSource(
         scene, **SIZE, fps=10, speed=1000, max_rate=1e6, drift=0.2, glare_every_s=2.0, glare_s=1.0
     )
-    frames = iter(camera)
-    brightness = [float(next(frames)[1].mean()) for _ in range(40)]
+    shots = [shot for _, shot in zip(range(40), camera, strict=False)]
+    brightness = [float(frame.mean()) for _, frame in shots]
     camera.close()
     glare = [camera._glare_spell(i / 10) is not None for i in range(40)]
+    # Without glare, a frame is the render under the lamp of its time.
+    plain = rendered(BOARD).image.astype(np.float32)
+    for i in (3, 17, 31):
+        if not glare[i]:
+            lit = np.clip(plain * _lamp(i / 10, 0.2), 0, 255).astype(np.uint8)
+            assert np.array_equal(shots[i][1], lit)
     # One spell of 1 s in every 2 s: about half of the time.
     assert abs(sum(glare) - 20) <= 2
     calm = [b for b, g in zip(brightness, glare, strict=True) if not g]
