@@ -838,3 +838,20 @@ def test_the_listed_canal_trades_are_one_tile_for_one_or_two_cards_of_a_resource
     }
     for action in buys:
         assert game.is_legal(action)
+
+
+def test_a_canal_game_replays_from_its_journal(tmp_path) -> None:
+    from conftest import play_random
+
+    from companion.journal import JournaledGame
+
+    s = load_scenario("new-york-erie", 4, seed=4)
+    jg = JournaledGame.create(tmp_path / "ny.sqlite", s.board, SEATS[:4], s.rules, seed=4)
+    played = play_random(jg, 600, seed=4)
+    kinds = {a.type for a in played}
+    assert {"play_canal_tile", "sell_canal_tile"} & kinds  # the random moves used the canal
+    jg.close()
+    again = JournaledGame.open(tmp_path / "ny.sqlite")
+    assert again.game.snapshot() == jg.game.snapshot()
+    assert again.game.hook_state["erie_canal"] == jg.game.hook_state["erie_canal"]
+    again.close()
