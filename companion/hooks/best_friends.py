@@ -176,26 +176,26 @@ class BestFriends(Hook):
 
     # -- state -----------------------------------------------------------------------------
 
+    def setup(self, game: Game) -> None:
+        game.hook_state[self.name] = {
+            "supply": dict(self.favours),
+            "redeemed": {g: 0 for g in GUILD_NAMES},
+            # each player's tiles: [guild, turn drawn] (a tile is usable in a later turn)
+            "held": {c: [] for c in game.players},
+            "draws": [],  # colours owed a tile, in order
+            "returning": None,  # the colour that must put a tile back after a swap
+            "offer": None,  # an open gift: [giver, partner, resource]
+            "refused": [],  # who refused a gift this turn
+            "gave": False,  # a gift was accepted this turn
+            "acted": -1,  # the turn of the current player's redemption or swap
+            "swaps_left": 0,  # traders' swaps left this turn
+            "chips": self.catan_chips,
+            "chips_of": {c: 0 for c in game.players},
+        }
+
     def state(self, game: Game) -> dict[str, Any]:
-        """This hook's part of ``game.hook_state`` (made on first use)."""
-        st = game.hook_state.get(self.name)
-        if st is None:
-            st = game.hook_state[self.name] = {
-                "supply": dict(self.favours),
-                "redeemed": {g: 0 for g in GUILD_NAMES},
-                # each player's tiles: [guild, turn drawn] (a tile is usable in a later turn)
-                "held": {c: [] for c in game.players},
-                "draws": [],  # colours owed a tile, in order
-                "returning": None,  # the colour that must put a tile back after a swap
-                "offer": None,  # an open gift: [giver, partner, resource]
-                "refused": [],  # who refused a gift this turn
-                "gave": False,  # a gift was accepted this turn
-                "acted": -1,  # the turn of the current player's redemption or swap
-                "swaps_left": 0,  # traders' swaps left this turn
-                "chips": self.catan_chips,
-                "chips_of": {c: 0 for c in game.players},
-            }
-        return st
+        """This hook's part of ``game.hook_state`` (made by :meth:`setup`)."""
+        return game.hook_state[self.name]
 
     def _owe(self, game: Game, colors: list[str]) -> None:
         """Queue favours for ``colors`` (one entry per tile), as far as the supply reaches

@@ -276,19 +276,19 @@ class Helpers(Hook):
 
     # -- state -----------------------------------------------------------------------------
 
+    def setup(self, game: Game) -> None:
+        game.hook_state[self.name] = {
+            "display": list(self.stack),  # the stack, then (after founding) the display
+            # colour -> {"card": key, "side": "A" | "B", "since": turn, "used": turn}
+            "cards": {},
+            "after": None,  # the colour that must keep or exchange after a use
+            "claims": {},  # colour -> the helper whose claim the last roll opened
+            "ports": {},  # colour -> resource traded 2:1 this turn
+        }
+
     def state(self, game: Game) -> dict[str, Any]:
-        """This hook's part of ``game.hook_state`` (made on first use)."""
-        st = game.hook_state.get(self.name)
-        if st is None:
-            st = game.hook_state[self.name] = {
-                "display": list(self.stack),  # the stack, then (after founding) the display
-                # colour -> {"card": key, "side": "A" | "B", "since": turn, "used": turn}
-                "cards": {},
-                "after": None,  # the colour that must keep or exchange after a use
-                "claims": {},  # colour -> the helper whose claim the last roll opened
-                "ports": {},  # colour -> resource traded 2:1 this turn
-            }
-        return st
+        """This hook's part of ``game.hook_state`` (made by :meth:`setup`)."""
+        return game.hook_state[self.name]
 
     def card_of(self, game: Game, color: str) -> dict[str, Any] | None:
         return self.state(game)["cards"].get(color)
@@ -401,11 +401,7 @@ class Helpers(Hook):
                 HelperPort(me, r) for i, r in enumerate(RESOURCES) if game.trade_ratios[p][i] > 2
             )
         elif key in ASSIST_COSTS:
-            for give in held:
-                for get in RESOURCES:
-                    action = HelperAssist(me, give, get)
-                    if self._assist_error(game, p, key, action) is None:
-                        out.append(action)
+            out.extend(self._assists(game, p, key))
         elif key == "alms":
             mine = game.public_victory_points(p)
             for o, other in enumerate(game.players):
@@ -434,6 +430,23 @@ class Helpers(Hook):
                         )
         return out
 
+    def _assists(self, game: Game, p: int, key: str) -> list[Action]:
+        """The swaps that pay for the build ``key`` helps with: exactly one card is missing,
+        the bank has it, a spare card pays for it, and there is room to build."""
+        cost, hand = ASSIST_COSTS[key], game.hands[p]
+        missing = [i for i in range(len(RESOURCES)) if hand[i] < cost[i]]
+        if len(missing) != 1 or cost[missing[0]] - hand[missing[0]] != 1:
+            return []
+        get = missing[0]
+        if not game.bank[get] or _room_error(game, p, key) is not None:
+            return []
+        me = game.players[p]
+        return [
+            HelperAssist(me, RESOURCES[give], RESOURCES[get])
+            for give in range(len(RESOURCES))
+            if give != get and hand[give] > cost[give]
+        ]
+
     def _assist_error(self, game: Game, p: int, key: str, a: HelperAssist) -> IllegalAction | None:
         """Why the swap ``a`` would not serve the build ``key`` helps with, or None."""
         cost = ASSIST_COSTS[key]
@@ -448,18 +461,7 @@ class Helpers(Hook):
         hand[get] += 1
         if not all(h >= c for h, c in zip(hand, cost, strict=True)):
             return _ask("5.2.6", "after that swap the {} is still not paid", what)
-        me = game.players[p]
-        if key == "road_assist" and not (game.roads_left[p] and game.road_spots(me)):
-            return _ask("5.2.6", "there is no spot (or no road left) for a road")
-        if key == "settlement_assist" and not (
-            game.settlements_left[p] and game.settlement_spots(me)
-        ):
-            return _ask("5.2.6", "there is no spot (or no settlement left) for a settlement")
-        if key == "city_assist" and not (game.cities_left[p] and game.city_spots(me)):
-            return _ask("5.2.6", "there is no settlement to turn into a city")
-        if key == "dev_assist" and not any(game.deck):
-            return _ask("5.2.6", "the development cards are used up")
-        return None
+        return _room_error(game, p, key)
 
     def check(self, game: Game, p: int, action: Action) -> None:
         from companion.game import Phase
@@ -668,6 +670,21 @@ class Helpers(Hook):
                 else 0.0
             )
         return 0.0
+
+
+def _room_error(game: Game, p: int, key: str) -> IllegalAction | None:
+    """Why seat ``p`` could not make the build the assisting helper ``key`` serves, even
+    paid for (no spot, no piece, no card left), or None."""
+    me = game.players[p]
+    if key == "road_assist" and not (game.roads_left[p] and game.road_spots(me)):
+        return _ask("5.2.6", "there is no spot (or no road left) for a road")
+    if key == "settlement_assist" and not (game.settlements_left[p] and game.settlement_spots(me)):
+        return _ask("5.2.6", "there is no spot (or no settlement left) for a settlement")
+    if key == "city_assist" and not (game.cities_left[p] and game.city_spots(me)):
+        return _ask("5.2.6", "there is no settlement to turn into a city")
+    if key == "dev_assist" and not any(game.deck):
+        return _ask("5.2.6", "the development cards are used up")
+    return None
 
 
 def _earns(game: Game, p: int, total: int) -> bool:
