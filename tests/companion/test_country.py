@@ -162,6 +162,22 @@ def settle(game: Game, color: str, v: int) -> list[dict]:
     return game.apply(BuildSettlement(color, corner(game, v)))
 
 
+# -- 5.3.1: material --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "chips"), [("corsica", 11), ("new-york", 9)])
+def test_the_maps_have_their_catan_chips_and_the_base_or_5_6_material(name, chips) -> None:
+    for players in (3, 4, 5, 6):
+        s = load_scenario(name, players, seed=0)
+        hook = next(h for h in s.rules.hooks if h["hook"] == "country")
+        assert len(hook["vp_spaces"]) == chips
+        assert s.catan_chips == (chips if players <= 4 else 0)  # 5.3.2: on the VP spaces
+        assert s.board.kind == "country" and not s.board.harbors  # printed, no frame
+        five_six = players >= 5
+        assert s.rules.special_building_phase == five_six
+        assert s.rules.cards_per_resource == (24 if five_six else 19)
+
+
 # -- 5.3.2 / 5.3.3 / 5.3.7: where settlements go ---------------------------------------------
 
 
