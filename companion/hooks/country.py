@@ -35,7 +35,7 @@ may link several pairs and earns a tile for each.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -55,7 +55,8 @@ from companion.hooks.base import Hook
 if TYPE_CHECKING:
     from companion.game import Event, Game, IllegalAction
 
-#: the engine's piece kinds (companion.game.ROAD)
+# The engine's road kind and founding-road phase (companion.game.ROAD, Phase.FOUNDING_ROAD),
+# written out: the engine imports the hooks, so they cannot import it at load time.
 _ROAD = 1
 _FOUNDING_ROAD = "founding_road"
 
@@ -109,7 +110,7 @@ class _Map:
             self._neighbours = {town: self.reach(town, lambda e: True) for town in self.towns}
         return self._neighbours[v]
 
-    def reach(self, start: int, usable: Any) -> set[int]:
+    def reach(self, start: int, usable: Callable[[int], bool]) -> set[int]:
         """Town spaces reached from corner ``start`` over road spaces ``usable(e)`` accepts,
         passing no town space on the way."""
         t = self.topology
