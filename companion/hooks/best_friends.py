@@ -320,7 +320,10 @@ class BestFriends(Hook):
                 partner = st["offer"][1]
                 out.extend((AcceptGift(partner), RefuseGift(partner)))
             else:
-                out.append(DrawFavour(st["draws"][0]))
+                # Drawn by the companion, or the tile drawn at the table, entered.
+                color = st["draws"][0]
+                out.append(DrawFavour(color))
+                out.extend(DrawFavour(color, g) for g in GUILD_NAMES if st["supply"][g])
             return
         if game.phase not in self._own_turn_phases():
             return
@@ -346,6 +349,7 @@ class BestFriends(Hook):
                         out.append(RedeemFavour(me, guild))
             if self._supply_total(st):
                 out.append(SwapFavour(me))
+                out.extend(SwapFavour(me, g) for g in GUILD_NAMES if st["supply"][g])
         if self._may_gift(game):
             mine = game.public_victory_points(p)
             for o, other in enumerate(game.players):

@@ -235,8 +235,9 @@ def test_moving_the_robber_where_nobody_lives_earns_a_favour():
     events = game.apply(MoveRobber("red", empty_hexes(game)[0]))
     assert events[-1]["type"] == "favour_earned" and events[-1]["player"] == "red"
     assert state(game)["draws"] == ["red"]
-    # 5.1.5: the favour is drawn before play goes on
-    assert game.legal_actions() == [DrawFavour("red")]
+    # 5.1.5: the favour is drawn before play goes on, by the companion or as drawn at the table
+    drawn_at_table = [DrawFavour("red", g) for g in GUILD_NAMES]
+    assert game.legal_actions() == [DrawFavour("red"), *drawn_at_table]
     assert refusal(game, EndTurn("red")).rule == "5.1.5"
     game.apply(DrawFavour("red", "scholars"))
     assert tiles(game, "red")["scholars"] == 1 and state(game)["supply"]["scholars"] == 23
@@ -367,7 +368,8 @@ def test_a_first_connection_pays_the_opponent_1_then_the_builder_3():
     events = game.apply(BuildRoad("red", path[-1]))
     assert events[-1]["connected"] == ["white"]
     assert state(game)["draws"] == ["white", "red", "red", "red"]
-    assert game.legal_actions() == [DrawFavour("white")]
+    assert {a.player for a in game.legal_actions()} == {"white"}
+    assert all(isinstance(a, DrawFavour) for a in game.legal_actions())
     for who in ("white", "red", "red", "red"):
         game.apply(DrawFavour(who))
     assert sum(tiles(game, "white").values()) == 1 and sum(tiles(game, "red").values()) == 3
