@@ -194,6 +194,8 @@ def test_after_a_use_keep_on_the_b_side_or_exchange():
     assert card(game, "red")["side"] == "B"
     assert refusal(game, HelperAlms("red", "blue", Resource.ORE)).rule == "5.2.5"  # once a turn
     next_turn_of(game, "red")
+    # 5.2.5: unused, on either side, it is not exchanged
+    assert refusal(game, HelperExchange("red", "dev_assist")).rule == "5.2.5"
     give(game, "blue", wool=1)
     game.apply(HelperAlms("red", "blue", Resource.WOOL))
     # after the second use the card must go back
@@ -382,6 +384,27 @@ def test_turn_helpers_work_after_the_roll_in_ones_own_turn():
     game = red_main(red="forced_trade", blue="alms")
     give(game, "red", ore=1)
     err = refusal(game, HelperAlms("blue", "red", Resource.ORE))
+    assert err.rule == "5.2.6" and "own turn" in str(err)
+
+
+def test_no_helper_in_the_special_building_phase():
+    """5-6 players: the own-turn helpers wait for one's own turn. With five, white (third
+    seat) is dealt A3, the Road mender, and builds second in red's building phase."""
+    from companion.layouts import random_board
+
+    rules = Rules.for_players(5)
+    data = {**rules.to_json(), "hooks": [{"hook": "helpers"}]}
+    game = Game(random_board(5, seed=3), SEATS[:5], Rules.from_json(data), Script())
+    while game.phase.value.startswith("founding"):
+        game.apply(game.legal_actions()[0])
+    assert card(game, "white")["card"] == "road_assist"
+    roll(game, 12)
+    game.apply(EndTurn("red"))
+    game.apply(EndTurn("blue"))
+    assert game.phase == Phase.SPECIAL_BUILD and game.players[game.actor] == "white"
+    set_hand(game, "white", lumber=1, ore=1)
+    assert not [a for a in game.legal_actions() if a.type.startswith("helper_")]
+    err = refusal(game, HelperAssist("white", Resource.ORE, Resource.BRICK))
     assert err.rule == "5.2.6" and "own turn" in str(err)
 
 
