@@ -190,7 +190,6 @@ class BestFriends(Hook):
             "acted": -1,  # the turn of the current player's redemption or swap
             "swaps_left": 0,  # traders' swaps left this turn
             "chips": self.catan_chips,
-            "chips_of": {c: 0 for c in game.players},
         }
 
     def state(self, game: Game) -> dict[str, Any]:
@@ -310,7 +309,7 @@ class BestFriends(Hook):
         st = self.state(game)
         if game.phase == Phase.GAME_OVER:
             return
-        if self.pending(game) is not None:
+        if st["returning"] is not None or st["offer"] is not None or st["draws"]:  # pending
             if st["returning"] is not None:
                 color = st["returning"]
                 out.extend(
@@ -594,7 +593,6 @@ class BestFriends(Hook):
             what = "draws a development card"
         else:
             st["chips"] -= 1
-            st["chips_of"][me] += 1
             game.special_vp[p] += 1
             what = "takes a Catan chip (1 victory point)"
         event["text"] = f"redeems the {guild_words(a.guild)}' favour: {what}"
