@@ -441,6 +441,12 @@ def _setup_spec(
         harbor_sites=sites or None,
         rules=tuple(checks),
         params={rid: _area_params(p, areas, marks) for rid, p in checks.items()},
+        # what the file writes down is the diagram (S4-FIXED-3, S6-FIXED-CENTRE, S7-FIXED)
+        fixed={
+            h: (Terrain(t), int(n) if n and n != "?" else None)
+            for h, (t, n) in tokens.items()
+            if t != "?"
+        },
     )
 
 

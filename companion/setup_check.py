@@ -1245,6 +1245,110 @@ for _spec in (BASE_SPEC, EXTENSION_SPEC):
     register_spec(_spec)
 
 
+# --- The Pirate Islands (S7) ---------------------------------------------------------------
+
+
+def _pieces_at(lay: Layout) -> tuple[dict[Vertex, Piece], dict[Edge, Piece]]:
+    corners = {p.vertex: p for p in lay.pieces if p.vertex is not None}
+    sides = {p.edge: p for p in lay.pieces if p.edge is not None}
+    return corners, sides
+
+
+@register("S7-PREPLACED")
+def _pirate_preplaced(lay: Layout) -> list[Violation]:
+    """Each position in play (parameter ``positions``, one per player in seat order) has its
+    settlement at ``home`` with a ship of the same colour on ``ship``, and that colour's
+    settlement on its ``fortress`` (on 3 Catan chips, which a camera cannot count); no two
+    positions share a colour. Not observed when the board shows no pieces (RULES 4.7.2-4.7.3)."""
+    if not lay.pieces:
+        return []
+    corners, sides = _pieces_at(lay)
+    positions = lay.params("S7-PREPLACED").get("positions", ())[: lay.players or None]
+    out, colours = [], []
+    for pos in positions:
+        home, ship = vertex(*pos["home"]), edge(*pos["ship"])
+        fortress = vertex(*pos["fortress"])
+        settlement = corners.get(home)
+        if settlement is None or settlement.kind != "settlement":
+            out.append(Violation("S7-PREPLACED", (), f"no settlement at {tuple(home)}"))
+            continue
+        color = settlement.color
+        colours.append(color)
+        boat = sides.get(ship)
+        if boat is None or boat.kind != "ship" or boat.color != color:
+            out.append(Violation("S7-PREPLACED", (), f"{color}'s ship belongs on {tuple(ship)}"))
+        fort = corners.get(fortress)
+        if fort is None or fort.kind != "settlement" or fort.color != color:
+            out.append(
+                Violation(
+                    "S7-PREPLACED",
+                    (),
+                    f"{color}'s fortress settlement belongs on {tuple(fortress)}",
+                )
+            )
+    repeated = sorted(c for c, n in Counter(colours).items() if n > 1)
+    if repeated:
+        out.append(Violation("S7-PREPLACED", (), f"{repeated[0]} stands on two positions"))
+    return out
+
+
+@register("S7-3P")
+def _pirate_three(lay: Layout) -> list[Violation]:
+    """With 3 players the unused position (parameter ``unused``: its ``home``, ``ship``,
+    ``mark`` and ``fortress``) stays empty (RULES 4.7.4; the victory point cards leave the
+    deck by the scenario's rules, which no board shows)."""
+    unused = lay.params("S7-3P").get("unused")
+    if lay.players != 3 or unused is None:
+        return []
+    corners, sides = _pieces_at(lay)
+    taken = [
+        vertex(*unused[k]) for k in ("home", "mark", "fortress") if vertex(*unused[k]) in corners
+    ]
+    taken += [edge(*unused["ship"])] if edge(*unused["ship"]) in sides else []
+    return [
+        Violation("S7-3P", (), f"3 players: the unused position's {tuple(x)} stays empty")
+        for x in taken
+    ]
+
+
+@register("S7-NO-SPECIAL-CARDS")
+def _pirate_no_robber(lay: Layout) -> list[Violation]:
+    """No robber in play: the board shows none, or only where the companion parks it
+    (parameter ``parked``); Longest Road and Largest Army are off by the scenario's rules
+    (RULES 4.7.5, 4.7.7)."""
+    parked = lay.params("S7-NO-SPECIAL-CARDS").get("parked")
+    if lay.robber is None or (parked is not None and lay.robber == tuple(parked)):
+        return []
+    return [
+        Violation(
+            "S7-NO-SPECIAL-CARDS", (lay.robber,), "there is no robber in this scenario: remove it"
+        )
+    ]
+
+
+@register("S7-FOUND-EAST")
+def _pirate_founding(lay: Layout) -> list[Violation]:
+    """Every settlement or city stands on the eastern island (parameter ``hexes``), except on
+    the positions' marks and fortresses (``positions``) (RULES 4.7.6, 4.7.16)."""
+    params = lay.params("S7-FOUND-EAST")
+    east = {tuple(h) for h in params.get("hexes", ())}
+    allowed = {vertex(*pos[k]) for pos in params.get("positions", ()) for k in ("mark", "fortress")}
+    out = []
+    for piece in lay.pieces:
+        v = piece.vertex
+        if piece.kind not in ("settlement", "city") or v is None or v in allowed:
+            continue
+        if not set(vertex_hexes(v)) & east:
+            out.append(
+                Violation(
+                    "S7-FOUND-EAST",
+                    (),
+                    f"{piece.color}'s {piece.kind} at {tuple(v)} is off the eastern island",
+                )
+            )
+    return out
+
+
 # --- terminal drawing ---------------------------------------------------------------------
 
 TERRAIN_ABBR = {

@@ -861,3 +861,85 @@ def test_the_panel_shows_the_fleet_fortresses_and_warships():
     titles = [s["title"] for s in panel["sections"]]
     assert titles[:3] == ["Pirate fleet", "Fortresses (Catan chips left)", "Warships"]
     assert [i["value"] for i in panel["sections"][1]["items"]] == [3, 3, 3, 3]
+
+
+# -- §7.4: the set-up checks of a board at the table -----------------------------------------
+
+
+def _board_with_pieces(players: int = 4) -> tuple[Any, Any]:
+    """The scenario's board with every position set out as the diagram shows."""
+    from companion.board import Piece, edge
+
+    s = load_scenario("pirate-islands", players, seed=2)
+    pieces = []
+    for pos, color in zip(spec(players)["positions"], COLORS, strict=False):
+        pieces.append(Piece("settlement", color, vertex=vertex(*pos["home"])))
+        pieces.append(Piece("ship", color, edge=edge(*pos["ship"])))
+        pieces.append(Piece("settlement", color, vertex=vertex(*pos["fortress"])))
+    return replace(s.board, pieces=pieces), s.setup
+
+
+def _rules_broken(board: Any, setup: Any, players: int = 4) -> set[str]:
+    from companion.setup_check import check_board
+
+    return {v.rule for v in check_board(board, setup, players).violations}
+
+
+def test_the_scenario_board_set_out_as_the_diagram_passes_every_check(tmp_path):
+    from companion.cli import main
+
+    board, setup = _board_with_pieces()
+    assert {"S7-FIXED", "S7-PREPLACED", "S7-NO-SPECIAL-CARDS", "S7-FOUND-EAST"} <= set(setup.rules)
+    assert _rules_broken(board, setup) == set()
+    path = tmp_path / "pirates.json"
+    board.save(path)
+    assert main(["check-setup", str(path), "--scenario", "pirate-islands", "--players", "4"]) == 0
+
+
+def test_s7_fixed_a_moved_chip_breaks_the_diagram():
+    board, setup = _board_with_pieces()
+    tiles = dict(board.tiles)
+    nine = next(h for h, t in sorted(tiles.items()) if t.number == 9)
+    ten = next(h for h, t in sorted(tiles.items()) if t.number == 10)
+    tiles[nine], tiles[ten] = replace(tiles[nine], number=10), replace(tiles[ten], number=9)
+    assert "S7-FIXED" in _rules_broken(replace(board, tiles=tiles), setup)
+
+
+def test_s7_preplaced_a_missing_ship_or_a_wrong_fortress_colour_is_reported():
+    board, setup = _board_with_pieces()
+    no_ship = [p for p in board.pieces if not (p.kind == "ship" and p.color == "blue")]
+    assert _rules_broken(replace(board, pieces=no_ship), setup) == {"S7-PREPLACED"}
+    blue_fortress = vertex(*spec()["positions"][1]["fortress"])
+    swapped = [replace(p, color="orange") if p.vertex == blue_fortress else p for p in board.pieces]
+    assert "S7-PREPLACED" in _rules_broken(replace(board, pieces=swapped), setup)
+
+
+def test_s7_3p_the_unused_position_stays_empty():
+    from companion.board import Piece
+
+    board, setup = _board_with_pieces(players=3)
+    assert _rules_broken(board, setup, 3) == set()
+    white = next(p for p in spec(4)["positions"] if p["color"] == "white")
+    intruder = Piece("settlement", "white", vertex=vertex(*white["home"]))
+    crowded = replace(board, pieces=[*board.pieces, intruder])
+    assert "S7-3P" in _rules_broken(crowded, setup, 3)
+
+
+def test_s7_no_special_cards_no_robber_but_where_it_is_parked():
+    board, setup = _board_with_pieces()
+    assert _rules_broken(replace(board, robber=None), setup) == set()
+    elsewhere = next(h for h, t in sorted(board.tiles.items()) if t.terrain == Terrain.FOREST)
+    assert _rules_broken(replace(board, robber=elsewhere), setup) == {"S7-NO-SPECIAL-CARDS"}
+
+
+def test_s7_found_east_no_settlement_off_the_eastern_island_but_marks_and_fortresses():
+    from companion.board import Piece
+
+    board, setup = _board_with_pieces()
+    red = spec()["positions"][0]
+    on_mark = Piece("settlement", "red", vertex=vertex(*red["mark"]))
+    assert _rules_broken(replace(board, pieces=[*board.pieces, on_mark]), setup) == set()
+    s = load_scenario("pirate-islands", 4, seed=2)
+    west = next(iter(sorted(s.areas["west"])))
+    stray = Piece("settlement", "red", vertex=vertex(west[0], west[1], "S"))
+    assert "S7-FOUND-EAST" in _rules_broken(replace(board, pieces=[*board.pieces, stray]), setup)
