@@ -393,18 +393,21 @@ class ErieCanal(Hook):
         t = game.topology
         canal = {t.vertex_index[v] for v in self.canal if v in t.vertex_index}
 
-        def own(x: int) -> bool:
-            return game.edge_owner[x] == p and game.edge_kind[x] == _ROAD
+        def own_but_e(x: int) -> bool:
+            return x != e and game.edge_owner[x] == p and game.edge_kind[x] == _ROAD
 
-        def linked(without: int | None) -> set[tuple[int, int]]:
-            """Pairs of canal towns p's roads link, through the side e's ends."""
-            pairs: set[tuple[int, int]] = set()
-            for town in canal:
-                reached = spaces.reach(town, lambda x: own(x) and x != without)
-                pairs |= {(min(town, w), max(town, w)) for w in reached & canal if w != town}
-            return pairs
+        def beside(v: int) -> set[int]:
+            """The canal towns p's roads reach from end ``v`` of the new road, past no town."""
+            return {v} & canal if v in spaces.towns else spaces.reach(v, own_but_e) & canal
 
-        new = linked(None) - linked(e)
+        # A pair the new road links has a town on each side of it and was not linked before.
+        x, y = t.edge_vertices[e]
+        new = {
+            (min(a, b), max(a, b))
+            for a in beside(x)
+            for b in beside(y)
+            if a != b and b not in spaces.reach(a, own_but_e)
+        }
         if not new:
             return []
         state = self._state(game)
@@ -435,7 +438,8 @@ class ErieCanal(Hook):
         """Tiles to play; and trades of one tile for 1 or 2 cards of one resource (any other
         price is as legal, like a domestic trade, but not listed: there is no end to them)."""
         p = game.current
-        if not self._may_trade(game, p):
+        held = self._view(game)["held"]
+        if not any(held.values()) or not self._may_trade(game, p):
             return
         me = game.players[p]
         if self.held(game, p):
