@@ -66,6 +66,8 @@ def describe(action: Action, events: list[Event]) -> str:
                 parts.append(f"{e['player']} wins with {e['victory_points']} victory points")
             case "turn":
                 pass
+            case _ if "text" in e:  # a scenario's event says what happened in words
+                parts.append(f"{e.get('player', who)} {e['text']}")
     return "; ".join(parts) if parts else f"{who}: {type(action).type.replace('_', ' ')}"
 
 

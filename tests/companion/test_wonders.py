@@ -748,6 +748,24 @@ def test_a_journaled_game_replays_to_the_same_wonders(tmp_path) -> None:
     again.close()
 
 
+def test_replay_tells_the_wonders_in_words(tmp_path, capsys) -> None:
+    from companion.cli import main
+
+    s = load_scenario("wonders", 4, seed=4)
+    jg = JournaledGame.create(tmp_path / "w.sqlite", s.board, COLORS, s.rules, seed=4)
+    bot = GreedyBot(seed=4)
+    while jg.game.phase != Phase.GAME_OVER:
+        jg.apply(bot.choose(jg.game))
+    wonders = wonders_hook(jg.game)
+    started = wonders.started(jg.game)
+    jg.close()
+    assert main(["replay", str(tmp_path / "w.sqlite")]) == 0
+    out = capsys.readouterr().out
+    for color, wonder in started.items():
+        assert f"{color} starts the {wonders.wonders[wonder].title}" in out
+    assert "builds level 1 of the" in out
+
+
 def test_the_public_view_shows_each_wonder_its_builder_and_level() -> None:
     game, _ = new_game()
     found(game)
