@@ -482,6 +482,10 @@ class ErieCanal(Hook):
                     raise IllegalAction("5.3.10", "{} holds no canal tile", game.players[p])
                 if r.value in self._view(game)["active"]:
                     raise IllegalAction("5.3.10", "a canal tile is already in play on {}", r.value)
+                if game.trade_ratios[p][RESOURCES.index(r)] <= 2:
+                    raise IllegalAction(
+                        "5.3.10", "{} trades 2 {} for 1 already", game.players[p], r.value
+                    )
             case SellCanalTile(partner=partner, get=get):
                 o = self._partner(game, p, partner)
                 if not self.held(game, p):

@@ -596,6 +596,12 @@ def test_a_played_canal_tile_makes_two_cards_of_a_resource_worth_one_this_turn()
     game.apply(MaritimeTrade("red", Resource.WOOL, Resource.GRAIN))  # as often as they like
     assert game.hands[0] == [0, 0, 0, 1, 1]
     assert refusal(game, PlayCanalTile("red", Resource.WOOL)).rule == "5.3.10"
+    game.hook_state["erie_canal"]["held"]["red"] = 1  # a second tile, for the next refusal
+    game.trade_ratios[0][RESOURCES.index(Resource.ORE)] = 2  # as an ore certificate gives
+    assert PlayCanalTile("red", Resource.ORE) not in game.legal_actions()
+    assert refusal(game, PlayCanalTile("red", Resource.ORE)).rule == "5.3.10"
+    game.trade_ratios[0][RESOURCES.index(Resource.ORE)] = 4
+    game.hook_state["erie_canal"]["held"]["red"] = 0
     game.apply(EndTurn("red"))  # the tile goes back to the supply, the ratio back to before
     assert game.trade_ratios[0] == before and canal_state(game)["supply"] == 12
 
