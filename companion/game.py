@@ -366,6 +366,9 @@ class Game:
         self.current = 0
         self.founding_order = list(range(n)) + list(reversed(range(n)))
         self.founding_step = 0
+        #: founding steps from this one on pay starting resources: the second round (1.4.3);
+        #: a scenario's setup may move it along with ``founding_order`` (Cloth for Catan)
+        self.paying_step = n
         self.last_settlement = -1
         self.to_discard: dict[int, int] = {}
         self.after_robber = _MAIN
@@ -766,6 +769,11 @@ class Game:
             return IllegalAction("3.4.5", "a ship built this turn cannot be moved")
         if self.pirate is not None and e in t.hex_edges[self.pirate]:
             return IllegalAction("3.6.4", "a ship next to the pirate cannot be moved")
+        if self.hooks:
+            for hook in self.hooks:
+                err = hook.ship_move_error(self, p, e)
+                if err is not None:
+                    return err
         for v in t.edge_vertices[e]:
             if self.vertex_owner[v] != p and not any(
                 self.edge_owner[x] == p and self.edge_kind[x] == SHIP
@@ -909,6 +917,9 @@ class Game:
             raise IllegalAction("3.6.2", f"the pirate must go to a sea hex; {a.hex} is not one")
         if h == self.pirate:
             raise IllegalAction("3.6.2", "the pirate must move to a different hex")
+        err = self._pirate_target_error(p, h)
+        if err is not None:
+            raise err
         if a.victim is None:
             if a.stolen is not None:
                 raise IllegalAction("3.6.3", "nothing can be stolen without a victim")
@@ -918,6 +929,14 @@ class Game:
             raise IllegalAction("3.6.3", f"{a.victim} has no ship with cards next to {a.hex}")
         if a.stolen is not None and self.hands[v][RESOURCES.index(a.stolen)] == 0:
             raise IllegalAction("3.6.3", f"{a.victim} holds no {a.stolen.value}")
+
+    def _pirate_target_error(self, p: int, h: int) -> IllegalAction | None:
+        """Why a scenario keeps seat ``p``'s pirate off sea hex ``h`` (RULES.md 4.6.12)."""
+        for hook in self.hooks:
+            err = hook.pirate_error(self, p, h)
+            if err is not None:
+                return err
+        return None
 
     def _check_gold(self, p: int, a: ChooseGold) -> None:
         if self.phase != _CHOOSE_GOLD or p not in self.gold_due:
@@ -1193,6 +1212,8 @@ class Game:
         if self.pirate is not None:
             for h in range(len(hexes)):
                 if h != self.pirate and self.hex_sea[h]:
+                    if self.hooks and self._pirate_target_error(p, h) is not None:
+                        continue
                     out.append(MovePirate(me, hexes[h]))
                     for v in self._pirate_victims(p, h):
                         out.append(MovePirate(me, hexes[h], players[v]))
@@ -1340,7 +1361,7 @@ class Game:
         if self.phase == _FOUNDING_SETTLEMENT:
             self.last_settlement = v
             self.phase = _FOUNDING_ROAD
-            if self.founding_step >= len(self.players):  # the second settlement (1.4.3)
+            if self.founding_step >= self.paying_step:  # the second settlement (1.4.3)
                 gained = [0] * N_RES
                 gold = 0
                 for h in self.topology.vertex_hexes[v]:
@@ -1788,6 +1809,10 @@ class Game:
             won = (won and all(h.may_win(self, p) for h in self.hooks)) or any(
                 h.goal_reached(self, p) for h in self.hooks
             )
+            if not won:  # a scenario's end may crown someone else (the most points)
+                ended = next((w for h in self.hooks if (w := h.game_end(self)) is not None), None)
+                if ended is not None:
+                    p, vp, won = ended, self.victory_points(ended), True
         if won:
             self.winner = p
             self.phase = _GAME_OVER

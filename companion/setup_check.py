@@ -702,6 +702,56 @@ def _s5_gifts(lay: Layout) -> list[Violation]:
     return out
 
 
+@register("S6-VILLAGES")
+def _s6_villages(lay: Layout) -> list[Violation]:
+    """The tribe's villages of Cloth for Catan (RULES.md 4.6.1, 4.6.2): parameters
+    ``villages`` (``[q, r, corner, number]`` each), ``tribe`` (the tribe islands' hexes),
+    ``cloth_per_village`` and ``supply``. Two villages on marked corners of each of the 4
+    tribe islands (8 in all), the villages' chips and the hexes' together the 28 chips of the
+    box, 5 cloth by each village and 10 in the general supply."""
+    rule = "S6-VILLAGES"
+    params = lay.params(rule)
+    tribe = {tuple(h) for h in params.get("tribe", ())}
+    villages = [(vertex(q, r, c), int(n)) for q, r, c, n in params.get("villages", ())]
+    out: list[Violation] = []
+    islands: dict[Hex, list[Vertex]] = {}
+    for v, n in villages:
+        around = [h for h in vertex_hexes(v) if h in lay.geo.index]
+        land = [h for h in around if lay.terrain[lay.geo.index[h]].is_land]
+        if not land or not set(land) <= tribe:
+            out.append(
+                Violation(
+                    rule, tuple(around), f"village {n} at {tuple(v)} is not on a tribe island alone"
+                )
+            )
+            continue
+        islands.setdefault(_island_of(lay, land[0], tribe), []).append(v)
+    counts = sorted(len(vs) for vs in islands.values())
+    if len(villages) != 8 or counts != [2, 2, 2, 2]:
+        msg = f"{len(villages)} villages, {counts} per tribe island (want 2 on each of 4)"
+        out.append(Violation(rule, tuple(sorted(tribe)), msg))
+    chips = _chip_counter(lay) + Counter(n for _, n in villages)
+    if chips != Counter(SEA_POOL_CHIPS):
+        out.extend(_count_diff(rule, "chips on hexes and villages", chips, SEA_POOL_CHIPS))
+    cloth, supply = int(params.get("cloth_per_village", 5)), int(params.get("supply", 10))
+    if (cloth, supply) != (5, 10):
+        msg = f"{cloth} cloth by each village and {supply} in the supply (want 5 and 10)"
+        out.append(Violation(rule, (), msg))
+    return out
+
+
+def _island_of(lay: Layout, start: Hex, region: set[Hex]) -> Hex:
+    """The least hex of the connected land of ``region`` holding ``start`` (its name)."""
+    seen, stack = {start}, [start]
+    while stack:
+        for n in hex_neighbours(stack.pop()):
+            i = lay.geo.index.get(n)
+            if n in region and n not in seen and i is not None and lay.terrain[i].is_land:
+                seen.add(n)
+                stack.append(n)
+    return min(seen)
+
+
 # --- robber and pirate --------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.hooks import (
     best_friends,
+    cloth,
     country,
     forgotten_tribe,
     helpers,
@@ -40,6 +41,8 @@ HOOKS: dict[str, type[Hook]] = {
         wonders.Wonders,
         forgotten_tribe.TribeGifts,
         forgotten_tribe.RobberNoReturn,
+        cloth.ClothTrade,
+        cloth.ThirdSettlement,
     )
 }
 

@@ -67,6 +67,16 @@ class Hook:
         nobody: what the move earns in this scenario."""
         return []
 
+    def pirate_error(self, game: Game, p: int, h: int) -> IllegalAction | None:
+        """Why seat ``p`` may not move the pirate to sea hex ``h`` (by index) in this scenario,
+        or None (Cloth for Catan: only a player trading with a village may choose it)."""
+        return None
+
+    def ship_move_error(self, game: Game, p: int, e: int) -> IllegalAction | None:
+        """Why seat ``p`` may not move its ship on side ``e`` though the base rules would let
+        it (a route to a village counts as closed), or None."""
+        return None
+
     def route_error(self, game: Game, p: int, e: int, kind: int) -> IllegalAction | None:
         """Why seat ``p`` may not put a road or ship (``kind``, the engine's ROAD or SHIP) on
         free side ``e`` now, beyond the base rules (a map's own road spaces), or None.
@@ -113,6 +123,12 @@ class Hook:
         """Whether seat ``p`` has reached the scenario's own goal, which wins whatever the
         points (a completed wonder, say); asked when :meth:`may_win` is, on ``p``'s turn."""
         return False
+
+    def game_end(self, game: Game) -> int | None:
+        """The seat that wins because the scenario's game ends now, whoever is on turn (the
+        most points when Cloth for Catan's villages run dry), or None. Asked when no one has
+        won by the points or a goal, on the turn player's actions and at each turn start."""
+        return None
 
     def pieces_aside(self, game: Game, p: int) -> dict[str, int]:
         """Pieces of seat ``p`` the scenario holds off the board and out of the supply, by

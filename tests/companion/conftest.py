@@ -30,6 +30,7 @@ from companion.actions import (
     BuildCity,
     BuildRoad,
     BuildSettlement,
+    BuildShip,
     BuyDevelopmentCard,
     Cards,
     DevCard,
@@ -434,3 +435,23 @@ def road_chain(game: Game, color: str, n: int) -> list[Edge]:
                 if result:
                     return result
     raise AssertionError(f"no room for a chain of {n} roads for {color}")
+
+
+def network(game: Game, color: str) -> list[int]:
+    """The corners ``color``'s ships may grow from: buildings and the ends of pieces."""
+    p = game.seat(color)
+    t = game.topology
+    return sorted(game.buildings_of[p]) + [v for e in game.pieces_of[p] for v in t.edge_vertices[e]]
+
+
+def sail(game: Game, color: str, goal: Edge, settle: bool = True) -> list[dict]:
+    """``color`` (on turn, after the roll) pays for and builds the ships up to side ``goal``;
+    with ``settle``, a scenario's decisions on the way (a gift found) are made at once with
+    the first legal action."""
+    events: list[dict] = []
+    for side in sea_path(game, color, network(game, color), goal):
+        set_hand(game, color, lumber=1, wool=1)
+        events += game.apply(BuildShip(color, side))
+        while settle and game.phase != Phase.GAME_OVER and game._pending() is not None:
+            events += game.apply(game.legal_actions()[0])
+    return events

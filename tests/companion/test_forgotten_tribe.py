@@ -11,7 +11,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import Script, V, refusal, roll, sea_path, set_hand
+from conftest import Script, V, network, refusal, roll, sail, sea_path, set_hand
 
 from companion.actions import (
     DEV_CARDS,
@@ -91,13 +91,6 @@ def found_tribe(game: Game, red_ship_to: Edge = CHIP_NE, red_inland: bool = Fals
         set_hand(game, c)
 
 
-def network(game: Game, color: str) -> list[int]:
-    """The corners ``color``'s ships may grow from: buildings and the ends of pieces."""
-    p = game.seat(color)
-    t = game.topology
-    return sorted(game.buildings_of[p]) + [v for e in game.pieces_of[p] for v in t.edge_vertices[e]]
-
-
 def _inland_corner(game: Game) -> Vertex:
     t = game.topology
     return next(
@@ -106,18 +99,6 @@ def _inland_corner(game: Game) -> Vertex:
         if not any(game.edge_sea[e] for e in t.vertex_edges[v])
         and game._settlement_spot_error(game.current, v, True) is None
     )
-
-
-def sail(game: Game, color: str, goal: Edge, settle: bool = True) -> list[dict]:
-    """``color`` (on turn, after the roll) pays for and builds the ships up to side ``goal``;
-    with ``settle``, gifts found on the way are turned up or placed at once (first legal)."""
-    events: list[dict] = []
-    for side in sea_path(game, color, network(game, color), goal):
-        set_hand(game, color, lumber=1, wool=1)
-        events += game.apply(BuildShip(color, side))
-        while settle and game.phase != Phase.GAME_OVER and game._pending() is not None:
-            events += game.apply(game.legal_actions()[0])
-    return events
 
 
 def move_onto(game: Game, goal: Edge) -> list[dict]:
