@@ -14,7 +14,8 @@ from demo_process import start_demo
 from companion.journal import JournaledGame
 
 # A seed whose game (board, bots and the seeded simulated tower's dice) ends after 70 turns:
-# long enough for the test's 30, short enough to watch through the camera in about a minute.
+# long enough for the test's 30, the shortest of seeds 1-20 to watch through the camera (about
+# 30 s of CPU; see `bench demo` in docs/benchmarks.md).
 SEED = "7"
 
 
