@@ -353,7 +353,7 @@ class DemoPlayers:
             elif time.monotonic() > deadline or cam.source.closed:
                 reason = "the camera sent no frames"
             if reason:
-                how = self._fall_back(action, link, reason)
+                how = self._fall_back(action, cam, link, reason)
                 break
             taken = cam.source.wait_frames(taken, timeout=1.0)
         self._count(how, action, before)
@@ -375,13 +375,19 @@ class DemoPlayers:
             return True
         return False
 
-    def _fall_back(self, action: Action, link: CameraLink, reason: str) -> str:
-        """Enter ``action`` as on the page (unless the camera got it in meanwhile)."""
+    def _fall_back(self, action: Action, cam: DemoCamera, link: CameraLink, reason: str) -> str:
+        """Enter ``action`` as on the page (unless the camera got it in meanwhile).
+
+        Raises:
+            IllegalAction: the game refuses the move now (something else came in meanwhile);
+                the piece is taken back off the table first, so the table shows the game.
+        """
         try:
             self.table.call(ApplyAction(action, source="web"))
         except IllegalAction:
             if self.table.call(Inspect(lambda g: is_on_board(g, action))):
                 return "camera"  # the camera brought it in at the last moment
+            cam.scene.show(self.table.call(Inspect(table_board)), reach_of(action))
             raise
         # A question the camera still asks about this move is answered now.
         want = _as_proposed(action)

@@ -19,7 +19,7 @@ from companion.demo_players import (
     put_down,
     table_board,
 )
-from companion.game import Game, Phase
+from companion.game import Game, IllegalAction, Phase
 from companion.host import TableHost
 from companion.journal import JournaledGame
 from companion.layouts import random_board
@@ -204,3 +204,20 @@ def test_stopping_the_players_leaves_an_unseen_move_out_of_the_game(bench: Bench
     assert bench.players.through_camera(action) == "stopped"
     assert not bench.host.table.call(Inspect(lambda g: is_on_board(g, action)))
     bench.host.table.call(ApplyAction(action))  # still legal: nothing was applied
+
+
+def test_a_move_the_game_no_longer_takes_is_taken_back_off_the_table(bench: Bench) -> None:
+    bench.camera.timeout_s = 1.5
+    action = bench.choose()
+    # Meanwhile the page took another founding settlement for the same player.
+    other = next(
+        a
+        for a in bench.host.table.call(Inspect(lambda g: g.legal_actions()))
+        if a != action and type(a) is type(action)
+    )
+    bench.host.table.call(ApplyAction(other))
+    # The camera sees the piece, the game refuses it, and so it does when entered by hand.
+    with pytest.raises(IllegalAction):
+        bench.players.through_camera(action)
+    game_board = bench.host.table.call(Inspect(table_board))
+    assert set(bench.camera.scene.now().board.pieces) == set(game_board.pieces)
