@@ -664,6 +664,61 @@ def _coast_of(lay: Layout, hexes: set[Hex], side: Edge) -> Hex | None:
     return None
 
 
+@register("S2-OUTLINES")
+def _s2_outlines(lay: Layout) -> list[Violation]:
+    """The islands' outlines are the scenario's map (RULES.md 4.2.5): parameter ``land``, the
+    hexes that are land on the map (in the file, ``"@AREA"`` of its islands); every other
+    hex of the frame is sea. Only what lies within the outlines may be rearranged."""
+    land = {tuple(h) for h in lay.params("S2-OUTLINES").get("land", ())}
+    wrong = [
+        h
+        for h, t in zip(lay.geo.hexes, lay.terrain, strict=True)
+        if t != Terrain.UNEXPLORED and t.is_land != (h in land)
+    ]
+    missing = sorted(h for h in land if h not in lay.geo.index)
+    if not wrong and not missing:
+        return []
+    parts = [f"{h} should be {'land' if h in land else 'sea'}" for h in wrong]
+    parts += [f"{h} (land on the map) is missing" for h in missing]
+    return [
+        Violation(
+            "S2-OUTLINES",
+            tuple(wrong + missing),
+            "the island outlines differ from the scenario's map: " + ", ".join(parts),
+        )
+    ]
+
+
+@register("S3-GREY-EMPTY")
+def _s3_grey_empty(lay: Layout) -> list[Violation]:
+    """The grey (fog) spaces are empty at the start and the face-down stacks hold what will
+    fill them (RULES.md 4.3.1, 4.3.2): parameters ``fog`` (the grey hexes) and ``stack`` (the
+    exploration hook's hexes and chips; in the file ``"hook": "exploration"``). As many
+    stacked hexes as grey spaces, and a chip for each stacked hex that produces."""
+    rule = "S3-GREY-EMPTY"
+    params = lay.params(rule)
+    fog = [tuple(h) for h in params.get("fog", ())]
+    out: list[Violation] = []
+    for h in fog:
+        i = lay.geo.index.get(h)
+        if i is None:
+            continue  # a fog space the board does not show is not observed
+        if lay.terrain[i] != Terrain.UNEXPLORED or lay.numbers[i] != NO_CHIP:
+            what = lay.terrain[i].value + (f" {lay.numbers[i]}" if lay.numbers[i] else "")
+            out.append(Violation(rule, (h,), f"the grey space {h} holds a {what}: it starts empty"))
+    stack = params.get("stack", {})
+    hexes = Counter({Terrain(k): int(n) for k, n in stack.get("terrain", {}).items()})
+    chips = sum(int(n) for n in stack.get("chips", {}).values())
+    producing = sum(n for t, n in hexes.items() if t.is_land and t != Terrain.DESERT)
+    if sum(hexes.values()) != len(fog):
+        msg = f"the stack holds {sum(hexes.values())} hexes for {len(fog)} grey spaces"
+        out.append(Violation(rule, tuple(fog), msg))
+    if chips != producing:
+        msg = f"the chip stack holds {chips} chips for {producing} producing hexes"
+        out.append(Violation(rule, (), msg))
+    return out
+
+
 @register("S5-GIFTS")
 def _s5_gifts(lay: Layout) -> list[Violation]:
     """The gifts of the Forgotten Tribe lie on the small islands' coasts (RULES.md 4.5.2-4.5.4):
