@@ -137,6 +137,10 @@ class PirateIslands(Hook):
         self.ships_per_turn: int | None = None if limit is None else int(limit)
         self.vp_as_knights = bool(params.get("vp_cards_as_knights", False))
         self.positions: list[Position] = []
+        # Routes and sailing distances of the position they were found in: legal-action
+        # listing asks for them many times over one unchanged board.
+        self._memo_key: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self._memo: dict[tuple[Any, ...], Any] = {}
 
     # -- state --------
 
@@ -194,8 +198,22 @@ class PirateIslands(Hook):
 
     # -- the one shipping route (4.7.8) --------
 
+    def _memory(self, game: Game) -> dict[tuple[Any, ...], Any]:
+        """What was found on this very board (the owners of every side and corner)."""
+        key = (tuple(game.edge_owner), tuple(game.vertex_owner))
+        if key != self._memo_key:
+            self._memo_key, self._memo = key, {}
+        return self._memo
+
     def route(self, game: Game, p: int) -> tuple[list[int], list[int]]:
         """Seat ``p``'s route from home: its sides and its corners (home first, end last)."""
+        memory = self._memory(game)
+        found = memory.get(("route", p))
+        if found is None:
+            found = memory[("route", p)] = self._walk(game, p)
+        return found  # type: ignore[no-any-return]
+
+    def _walk(self, game: Game, p: int) -> tuple[list[int], list[int]]:
         t = game.topology
         v = self.positions[p].home
         sides: list[int] = []
@@ -224,9 +242,13 @@ class PirateIslands(Hook):
     def _distances(self, game: Game, q: int, goal: int, blocked: int = -1) -> dict[int, int]:
         """Sides to sail from each corner to ``goal`` for seat ``q``: over free navigable sides
         (not ``blocked``), never through another's building or another colour's fortress."""
+        memory = self._memory(game)
+        key = ("distances", q, goal, blocked)
+        if key in memory:
+            return memory[key]  # type: ignore[no-any-return]
         t = game.topology
         forts = {pos.fortress for i, pos in enumerate(self.positions) if i != q}
-        dist = {goal: 0}
+        dist = memory[key] = {goal: 0}
         queue = deque([goal])
         while queue:
             v = queue.popleft()
