@@ -32,7 +32,7 @@ from companion.actions import (
     action_from_json,
     action_to_json,
 )
-from companion.board import RESOURCES, Resource, Terrain, vertex
+from companion.board import RESOURCES, Resource, Terrain, edge, vertex
 from companion.bots import GreedyBot
 from companion.game import Game, Phase
 from companion.hooks.pirate_islands import (
@@ -75,9 +75,9 @@ def state(game: Game) -> dict[str, Any]:
 
 
 def corner(game: Game, color: str, what: str) -> int:
-    """The corner index of ``color``'s ``home``, ``mark`` or ``fortress``."""
-    q, r, c = spec(len(game.players))["positions"][game.seat(color)][what]
-    return game.topology.vertex_index[vertex(q, r, c)]
+    """The corner index of ``color``'s ``home``, ``mark`` or ``fortress`` (as the game's
+    hook read them from its parameters)."""
+    return int(getattr(hook(game).positions[game.seat(color)], what))
 
 
 def east_corners(game: Game) -> set[int]:
@@ -868,7 +868,7 @@ def test_the_panel_shows_the_fleet_fortresses_and_warships():
 
 def _board_with_pieces(players: int = 4) -> tuple[Any, Any]:
     """The scenario's board with every position set out as the diagram shows."""
-    from companion.board import Piece, edge
+    from companion.board import Piece
 
     s = load_scenario("pirate-islands", players, seed=2)
     pieces = []
@@ -943,3 +943,44 @@ def test_s7_found_east_no_settlement_off_the_eastern_island_but_marks_and_fortre
     west = next(iter(sorted(s.areas["west"])))
     stray = Piece("settlement", "red", vertex=vertex(west[0], west[1], "S"))
     assert "S7-FOUND-EAST" in _rules_broken(replace(board, pieces=[*board.pieces, stray]), setup)
+
+
+def test_lost_warships_go_back_to_the_supply_too():  # 4.7.18 GAP
+    """A home-made map whose red fortress lies three sides from home: every ship is armed, a 6
+    beats the three warships and the two ships nearest the fortress sink, warships or not."""
+    base = pirate_game()
+    t = base.topology
+    red = spec()["positions"][0]
+    home = t.vertex_index[vertex(*red["home"])]
+    first = t.edge_index[edge(*red["ship"])]
+    a, b = t.edge_vertices[first]
+    corners = [home, b if a == home else a]
+    while len(corners) < 4:  # two more sea sides straight on, away from home
+        v = corners[-1]
+        nxt = next(
+            w
+            for e in t.vertex_edges[v]
+            if base.edge_sea[e] and base.edge_owner[e] == -1
+            for w in t.edge_vertices[e]
+            if w not in corners and all(base.vertex_owner[x] == -1 for x in t.vertex_neighbours[w])
+        )
+        corners.append(nxt)
+    mark, fortress = (list(t.vertices[v]) for v in corners[2:])
+    positions = [{**red, "mark": mark, "fortress": fortress}, *spec()["positions"][1:]]
+    game = pirate_game(positions=positions, ships_per_turn=None)
+    found(game)
+    turn_of(game, "red", AWAY)
+    reach_fortress(game, "red")
+    assert len(hook(game).route(game, 0)[0]) == 3
+    arm(game, "red", 3)
+    assert state(game)["warships"][0] == 3
+    ships = game.ships_left[0]
+    events = game.apply(AttackFortress("red", die=6))
+    assert events[0]["result"] == "lost" and game.ships_left[0] == ships + 2
+    assert state(game)["warships"][0] == 1
+
+
+def test_more_players_than_positions_is_refused():
+    s = load_scenario("pirate-islands", 3, seed=1)
+    with pytest.raises(ValueError, match="4 players but the map has 3 positions"):
+        Game(s.board, COLORS, s.rules, Script())
