@@ -139,7 +139,7 @@ class PirateIslands(Hook):
         self.positions: list[Position] = []
         # Routes and sailing distances of the position they were found in: legal-action
         # listing asks for them many times over one unchanged board.
-        self._memo_key: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self._memo_key: tuple[tuple[int, ...], ...] | None = None
         self._memo: dict[tuple[Any, ...], Any] = {}
 
     # -- state --------
@@ -199,8 +199,9 @@ class PirateIslands(Hook):
     # -- the one shipping route (4.7.8) --------
 
     def _memory(self, game: Game) -> dict[tuple[Any, ...], Any]:
-        """What was found on this very board (the owners of every side and corner)."""
-        key = (tuple(game.edge_owner), tuple(game.vertex_owner))
+        """What was found on this very board (every side's owner and piece, every corner's
+        owner)."""
+        key = (tuple(game.edge_owner), tuple(game.edge_kind), tuple(game.vertex_owner))
         if key != self._memo_key:
             self._memo_key, self._memo = key, {}
         return self._memo
