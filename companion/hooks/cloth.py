@@ -214,7 +214,7 @@ class ClothTrade(Hook):
         from companion.game import Phase
 
         p = game.current
-        if game.phase != Phase.MOVE_ROBBER or game.pirate is None or game._pending():
+        if game.phase != Phase.MOVE_ROBBER or game.pirate is None:
             return
         me = game.players[p]
         for h, (q, r) in enumerate(game.topology.hexes):

@@ -150,7 +150,9 @@ class TribeGifts(Hook):
         state["taken"].append(list(side))
         state["tokens"].setdefault(color, []).append(token.kind)
         game.set_harbors([hb for hb in game.board.harbors if hb != token])
-        return [{"type": "gift", "player": color, "gift": "harbor", "kind": token.kind}]
+        # the token leaves the board: the page draws the board again
+        gift = {"type": "gift", "player": color, "gift": "harbor", "kind": token.kind}
+        return [{**gift, "board_changed": True}]
 
     # -- where a gifted harbour may go -------------------------------------------------------
 
@@ -284,6 +286,7 @@ class TribeGifts(Hook):
                 "player": action.player,
                 "edge": list(action.edge),
                 "kind": action.kind,
+                "board_changed": True,
             }
         ]
 

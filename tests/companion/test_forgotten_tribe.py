@@ -353,7 +353,13 @@ def test_a_found_harbour_is_placed_at_once_and_trades_in_the_same_turn():
     red_turn(game)
     token = next(hb for hb in game.board.harbors if hb.edge == HARBOUR_NE)
     events = move_onto(game, HARBOUR_NE)  # a move is not a build: trading stays open
-    assert {"type": "gift", "player": "red", "gift": "harbor", "kind": token.kind} in events
+    assert {
+        "type": "gift",
+        "player": "red",
+        "gift": "harbor",
+        "kind": token.kind,
+        "board_changed": True,
+    } in events
     assert token not in game.board.harbors
     legal = game.legal_actions()
     assert legal and all(isinstance(a, PlaceGiftHarbor) for a in legal)
@@ -390,7 +396,13 @@ def test_a_harbour_with_no_place_is_kept_until_a_coastal_settlement_is_built():
         key=lambda hb: len(sea_path(game, "red", network(game, "red"), hb.edge)),
     )
     events = sail(game, "red", second.edge, settle=False)
-    assert {"type": "gift", "player": "red", "gift": "harbor", "kind": second.kind} in events
+    assert {
+        "type": "gift",
+        "player": "red",
+        "gift": "harbor",
+        "kind": second.kind,
+        "board_changed": True,
+    } in events
     assert not any(isinstance(a, PlaceGiftHarbor) for a in game.legal_actions())
     assert game.hook_state["tribe_gifts"]["tokens"]["red"] == [second.kind]
     assert EndTurn("red") in game.legal_actions()

@@ -178,7 +178,7 @@ function connect() {
     remember(update.version, update.events);
     setState(update.state);
     if (update.events.some((ev) => STATS_EVENTS.has(ev.type))) refreshStats();
-    if (update.events.some((ev) => ev.type === "explored")) refreshBoard();
+    if (update.events.some((ev) => ev.type === "explored" || ev.board_changed)) refreshBoard();
     if (update.type === "parts") refreshCamera();
   });
 }
@@ -213,7 +213,8 @@ const refreshActions = coalesced(async () => {
   $("controls").dataset.version = String(version);
 });
 
-// A Seafarers fog hex turned face up: the board itself changed.
+// A Seafarers fog hex turned face up, or a scenario's event says so (a harbour token moved):
+// the board itself changed.
 const refreshBoard = coalesced(async () => {
   try {
     setBoard(await api("/api/board"));
