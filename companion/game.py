@@ -803,6 +803,11 @@ class Game:
         if err:
             raise err
 
+    def _cards_aside(self) -> int:
+        """Development cards of ``deck`` that lie elsewhere, face down, so not for sale (the
+        Forgotten Tribe's gifts, drawn from ``deck`` when found: every card is as likely)."""
+        return sum(hook.cards_aside(self) for hook in self.hooks) if self.hooks else 0
+
     def _check_city(self, p: int, a: BuildCity) -> None:
         self._require_turn(p, _MAIN, _SPECIAL_BUILD)
         v = self._vertex(a.vertex)
@@ -814,7 +819,7 @@ class Game:
 
     def _check_buy(self, p: int, a: BuyDevelopmentCard) -> None:
         self._require_turn(p, _MAIN, _SPECIAL_BUILD)
-        if sum(self.deck) == 0:
+        if sum(self.deck) <= self._cards_aside():
             raise IllegalAction("1.10.6", "the development deck is empty")
         if a.card is not None and self.deck[DEV_CARDS.index(a.card)] == 0:
             raise IllegalAction("1.1.5", f"no {a.card.value} card is left in the deck")
@@ -1281,7 +1286,12 @@ class Game:
                     if action is None:
                         action = made[key] = BuildCity(me, vertices[v])
                     out.append(action)
-        if wool and grain and ore and any(self.deck):
+        if (
+            wool
+            and grain
+            and ore
+            and (sum(self.deck) > self._cards_aside() if self.hooks else any(self.deck))
+        ):
             out.append(self._purchases[p])
 
     @contextmanager
@@ -1923,7 +1933,7 @@ class Game:
             "last_roll": None if self.last_roll is None else list(self.last_roll),
             "robber": list(t.hexes[self.robber]),
             "bank": _cards(self.bank),
-            "deck_size": sum(self.deck),
+            "deck_size": sum(self.deck) - self._cards_aside(),
             "players": players,
             "buildings": [
                 {

@@ -124,6 +124,11 @@ class Hook:
         points (a completed wonder, say); asked when :meth:`may_win` is, on ``p``'s turn."""
         return False
 
+    def cards_aside(self, game: Game) -> int:
+        """How many development cards of the deck the scenario has laid out face down, away
+        from the deck (the Forgotten Tribe's gifts): they are not for sale."""
+        return 0
+
     def game_end(self, game: Game) -> int | None:
         """The seat that wins because the scenario's game ends now, whoever is on turn (the
         most points when Cloth for Catan's villages run dry), or None. Asked when no one has

@@ -16,9 +16,10 @@ ship arrives on such a side takes what lies there (4.5.9-4.5.11):
 GAP choices, each a parameter of the hook entry: a *moved* ship takes gifts too
 (``moved_ship_takes``, default true: [IS] and the published rule); harbours may not touch
 (``harbours_apart``, default true: [IS]); at most one harbour along any one sea hex
-(``one_per_sea_hex``, default true: [HE]). A card spot reached when the development deck is
-empty gives nothing: the card is drawn from the deck when it is turned up (the same chance as a
-card set aside at the start), so the deck for sale still holds the cards left on the islands.
+(``one_per_sea_hex``, default true: [HE]). The face-down cards stay in the engine's deck
+until found, as cards set aside (not for sale: :meth:`TribeGifts.cards_aside`), and the card
+turned up is drawn from the deck then: every card is as likely as if it had been set aside at
+the start, and the table can say which card it turned up.
 
 The robber never returns to its start desert (:class:`RobberNoReturn`, 4.5.8).
 """
@@ -139,7 +140,7 @@ class TribeGifts(Hook):
         if side in self.card_spots:
             state = self._mutable_state(game)
             state["taken"].append(list(side))
-            if not any(game.deck):
+            if not any(game.deck):  # a home-made deck smaller than the cards laid out
                 return [{"type": "gift", "player": color, "gift": "none", "why": "deck empty"}]
             state["card_due"] = color
             return [{"type": "gift", "player": color, "gift": "development_card"}]
@@ -153,6 +154,12 @@ class TribeGifts(Hook):
         # the token leaves the board: the page draws the board again
         gift = {"type": "gift", "player": color, "gift": "harbor", "kind": token.kind}
         return [{**gift, "board_changed": True}]
+
+    def cards_aside(self, game: Game) -> int:
+        """The cards still lying on the coasts (and one found but not yet turned up)."""
+        state = self._state(game)
+        taken = {tuple(s) for s in state["taken"]}
+        return sum(s not in taken for s in self.card_spots) + (state["card_due"] is not None)
 
     # -- where a gifted harbour may go -------------------------------------------------------
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import Script, V, network, refusal, roll, sail, sea_path, set_hand
+from conftest import Script, V, buy_card, network, refusal, roll, sail, sea_path, set_hand
 
 from companion.actions import (
     DEV_CARDS,
@@ -19,6 +19,7 @@ from companion.actions import (
     BuildRoad,
     BuildSettlement,
     BuildShip,
+    BuyDevelopmentCard,
     ChooseGold,
     DevCard,
     EndTurn,
@@ -335,6 +336,22 @@ def test_a_found_victory_point_card_stays_hidden():
     events = game.apply(TakeGiftCard("red"))  # drawn by the companion
     assert events[0]["card"] == "victory_point"
     assert game.public_victory_points(0) == public and game.victory_points(0) == public + 1
+
+
+def test_the_cards_laid_out_are_not_for_sale_until_found():
+    game = tribe()
+    found_tribe(game, red_ship_to=CARD_NE)
+    red_turn(game)
+    assert game.public_view()["deck_size"] == sum(game.deck) - 4
+    while sum(game.deck) > 4:  # red buys the whole deck on sale
+        buy_card(game, "red", DEV_CARDS[next(i for i, n in enumerate(game.deck) if n)])
+    assert game.public_view()["deck_size"] == 0
+    set_hand(game, "red", wool=1, grain=1, ore=1)
+    assert refusal(game, BuyDevelopmentCard("red")).rule == "1.10.6"
+    assert BuyDevelopmentCard("red") not in game.legal_actions()
+    sail(game, "red", CARD_NE, settle=False)
+    game.apply(TakeGiftCard("red"))  # one of the 4 cards left: the one found
+    assert sum(game.deck) == 3 and game.public_view()["deck_size"] == 0
 
 
 @pytest.mark.parametrize("moved_ship_takes", [True, False])
