@@ -288,8 +288,13 @@ class ClothTrade(Hook):
             for q, c in enumerate(game.players)
         ]
         cloth.append({"label": "General supply", "value": self.supply(game)})
+        tokens = [
+            {"vertex": list(v), "text": str(self.numbers[i]), "empty": stock[i] == 0}
+            for i, v in enumerate(self.villages)
+        ]
         return {
             "title": "Cloth for Catan",
+            "map": {"tokens": tokens},
             "text": f"Two cloth make a point; the game ends when {self.end_villages} or fewer "
             "villages hold cloth.",
             "sections": [

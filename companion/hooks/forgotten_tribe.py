@@ -319,8 +319,16 @@ class TribeGifts(Hook):
             sections.append(
                 {"title": "Harbour tokens waiting for a place", "kind": "list", "items": held}
             )
+        # the gifts still on the coasts, for the board: a Catan chip "1", a card "?"
+        tokens = [
+            {"edge": list(side), "text": text}
+            for spots, text in ((self.chip_spots, "1"), (self.card_spots, "?"))
+            for side in spots
+            if side not in taken
+        ]
         return {
             "title": "The Forgotten Tribe",
+            "map": {"tokens": tokens},
             "text": "The first ship on a marked coast side takes its gift.",
             "sections": sections,
         }

@@ -956,3 +956,39 @@ def test_helpers_are_shown_used_and_exchanged_on_the_phones(browser: Any, tmp_pa
     finally:
         server.close()
         table.stop()
+
+
+@pytest.mark.parametrize(
+    ("scenario", "hook"), [("cloth-for-catan", "cloth_trade"), ("forgotten-tribe", "tribe_gifts")]
+)
+def test_a_scenarios_tokens_are_drawn_on_the_board(
+    browser: Any, tmp_path: Path, scenario: str, hook: str
+) -> None:
+    """Cloth for Catan's villages (their numbers on the corners) and the Forgotten Tribe's
+    gifts on the coasts ("1" a Catan chip, "?" a card) are drawn from the panel's tokens."""
+    from companion.journal import JournaledGame
+    from companion.scenario import load_scenario
+
+    s = load_scenario(scenario, 4, seed=1)
+    colors = ["red", "blue", "white", "orange"]
+    game = JournaledGame.create(tmp_path / "s.sqlite", s.board, colors, s.rules)
+    table = Table(game)
+    table.start()
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    try:
+        entry = next(h for h in s.rules.hooks if h["hook"] == hook)
+        if hook == "cloth_trade":
+            want = sorted(str(v[3]) for v in entry["villages"])
+        else:
+            want = sorted(["1"] * len(entry["catan_chips"]) + ["?"] * len(entry["cards"]))
+        screen = Device(browser, server.url, SCREEN)
+        screen.page.wait_for_selector("#board-dynamic circle.map-token")
+        drawn = screen.page.locator("#board-dynamic")
+        assert drawn.locator("circle.map-token").count() == len(want)
+        assert sorted(drawn.locator("text.map-token-text").all_text_contents()) == want
+        screen.shot(f"screen-1920-{scenario}")
+        assert screen.errors == []
+        screen.close()
+    finally:
+        server.close()
+        table.stop()

@@ -778,7 +778,7 @@ function city(x, y, s) {
 
 // A printed scenario map's own spaces, from the scenario panels' ``map`` (docs/api.md): road
 // spaces (red ones carry a trade certificate), town spaces, VP spaces with their chip, canal
-// towns. Drawn under the pieces; the spots still come from the legal actions.
+// towns, tokens. Drawn under the pieces; the spots still come from the legal actions.
 function scenarioMapMarks(layout) {
   const panels = (S.state.scenario && S.state.scenario.panels) || [];
   let html = "";
@@ -806,6 +806,19 @@ function scenarioMapMarks(layout) {
     }
     for (const v of map.canal || []) html += dot(v, "canal-town", 0.2);
     for (const v of map.towns || []) html += dot(v, "town-space", 0.12);
+    // A scenario's tokens on a corner or a side (a village's chip, a gift on a coast).
+    for (const m of map.tokens || []) {
+      const key = (m.vertex || m.edge || []).slice(0, 3).join(",");
+      let x, y;
+      if (m.vertex) [x, y] = layout.vertices[key] || [];
+      else if (layout.edges[key]) {
+        const [a, b] = layout.edges[key];
+        [x, y] = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+      }
+      if (x === undefined) continue;
+      html += `<circle class="map-token${m.empty ? " empty" : ""}" cx="${x}" cy="${y}" r="0.15"></circle>`;
+      if (m.text) html += `<text class="map-token-text" x="${x}" y="${y}">${esc(m.text)}</text>`;
+    }
     for (const v of map.vp_spaces || []) {
       html += dot(v, v[3] ? "vp-space taken" : "vp-space", 0.13);
       const [x, y] = layout.vertices[v.slice(0, 3).join(",")] || [];
