@@ -1570,12 +1570,18 @@ class Game:
             return events
         limit = self.rules.discard_limit
         self.to_discard = {
-            q: sum(hand) // 2 for q, hand in enumerate(self.hands) if sum(hand) > limit
+            q: sum(hand) // 2
+            for q, hand in enumerate(self.hands)
+            if sum(hand) > limit and not (self.hooks and self._keeps_hand(q))
         }
         event["must_discard"] = {self.players[q]: n for q, n in self.to_discard.items()}
         self.after_robber = _MAIN
         self.phase = _DISCARD if self.to_discard else _MOVE_ROBBER
         return events
+
+    def _keeps_hand(self, q: int) -> bool:
+        """Whether a hook spares seat ``q`` the discard on this 7 (see Hook.keeps_hand)."""
+        return any(hook.keeps_hand(self, q) for hook in self.hooks)
 
     def _produce(self, total: int) -> dict[str, Any]:
         """Hand out production for ``total`` (RULES.md 1.6), with the shortage rule 1.6.5.

@@ -114,6 +114,11 @@ class Hook:
         by the dice, say); the events follow the roll's own event."""
         return []
 
+    def keeps_hand(self, game: Game, p: int) -> bool:
+        """Whether seat ``p``, over the limit on a 7, keeps every card (a helper protects
+        them); asked right after :meth:`on_roll`."""
+        return False
+
     def may_win(self, game: Game, p: int) -> bool:
         """Whether seat ``p`` may win now, given enough victory points (a scenario that asks
         for more, such as a captured fortress, says no until it is done)."""

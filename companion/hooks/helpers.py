@@ -67,7 +67,8 @@ HELPERS: dict[str, Helper] = {
             "seven_help",
             "Healer",
             "claim",
-            "When a 7 is rolled and you hold 7 cards or fewer: take 1 resource of your choice.",
+            "When a 7 is rolled: with 7 cards or fewer take 1 resource of your choice; with "
+            "more, discard nothing.",
         ),
         Helper(
             "forced_trade",
@@ -283,6 +284,7 @@ class Helpers(Hook):
             "cards": {},
             "after": None,  # the colour that must keep or exchange after a use
             "claims": {},  # colour -> the helper whose claim the last roll opened
+            "shielded": None,  # the colour the Healer spares the discard of the last 7
             "ports": {},  # colour -> resource traded 2:1 this turn
         }
 
@@ -327,13 +329,22 @@ class Helpers(Hook):
     def on_roll(self, game: Game, p: int, dice: tuple[int, int]) -> list[Event]:
         st = self.state(game)
         st["claims"] = {}
+        st["shielded"] = None
         total = dice[0] + dice[1]
+        shield: list[Event] = []
         for q, color in enumerate(game.players):
-            if total == 7 and self._ready(game, color, "seven_help") and sum(game.hands[q]) <= 7:
-                st["claims"][color] = "seven_help"
+            if total == 7 and self._ready(game, color, "seven_help"):
+                if sum(game.hands[q]) <= game.rules.discard_limit:
+                    st["claims"][color] = "seven_help"
+                else:  # used at once: nobody would rather discard
+                    st["shielded"] = color
+                    self.card_of(game, color)["used"] = game.turn_number  # type: ignore[index]
+                    st["after"] = color
+                    text = "keeps every card on this 7 (Healer)"
+                    shield.append({"type": "helper_used", "player": color, "text": text})
             elif total != 7 and self._ready(game, color, "balance") and not _earns(game, q, total):
                 st["claims"][color] = "balance"
-        return [
+        return shield + [
             {
                 "type": "helper_claim_open",
                 "player": c,
@@ -341,6 +352,9 @@ class Helpers(Hook):
             }
             for c, k in st["claims"].items()
         ]
+
+    def keeps_hand(self, game: Game, p: int) -> bool:
+        return self.state(game)["shielded"] == game.players[p]
 
     def turn_ended(self, game: Game, p: int) -> list[Event]:
         st = self.state(game)

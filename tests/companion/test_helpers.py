@@ -267,7 +267,7 @@ def test_on_the_b_side_a_claim_must_be_taken():
     assert [type(a) for a in game.legal_actions()] == [HelperExchange] * 7
 
 
-def test_the_healer_pays_on_a_7_to_a_small_hand():
+def test_the_healer_pays_a_small_hand_on_a_7_and_spares_a_big_one_the_discard():
     game = red_main(red="seven_help")
     game.apply(EndTurn("red"))
     pass_turns_until(game, "red", total=12)
@@ -280,9 +280,19 @@ def test_the_healer_pays_on_a_7_to_a_small_hand():
     game.apply(EndTurn("red"))
     pass_turns_until(game, "red", total=12)
     set_hand(game, "red", wool=8)
-    roll(game, 7)  # 8 cards: red discards and gets nothing
-    assert game.phase == Phase.DISCARD
+    give(game, "blue", ore=8)
+    events = roll(game, 7)  # 8 cards: red keeps them all, blue discards
+    assert events[1] == {
+        "type": "helper_used",
+        "player": "red",
+        "text": "keeps every card on this 7 (Healer)",
+    }
+    assert events[0]["must_discard"] == {"blue": 4}
     assert not [a for a in game.legal_actions() if isinstance(a, HelperClaim)]
+    # the second use (B side): the card goes back before play goes on
+    assert refusal(game, HelperKeep("red")).rule == "5.2.4"
+    game.apply(HelperExchange("red", "alms"))
+    assert game.phase == Phase.DISCARD and hand(game, "red") == {"wool": 8}
 
 
 def test_the_harbour_master_trades_2_to_1_for_the_turn():

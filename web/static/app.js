@@ -621,7 +621,7 @@ function renderScenarioActions(acts) {
     } else {
       parts.push(`<fieldset class="control"><legend>${esc(label)}</legend><div class="row">
         <select id="scenario-${esc(type)}" aria-label="${esc(label)}">${list.map((a, i) =>
-          `<option value="${first + i}">${esc(paramsText(a))}</option>`).join("")}</select>
+          `<option value="${first + i}">${esc(paramsText(a) || label)}</option>`).join("")}</select>
         <button type="button" data-scenario-pick="${esc(type)}">${esc(label)}</button></div></fieldset>`);
     }
   }
