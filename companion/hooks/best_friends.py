@@ -664,7 +664,7 @@ class BestFriends(Hook):
             "sections": [{"kind": "counters", "items": items}],
         }
 
-    def bot_score(self, game: Game, action: Action) -> float:
+    def bot_score(self, game: Game, action: Action) -> float | None:
         # The base game's end of turn scores 5: a redemption is worth more, a swap less.
         if isinstance(action, RedeemFavour):
             return {"master_builders": 30.0, "scholars": 8.0, "road_builders": 7.0}.get(
@@ -687,7 +687,7 @@ class BestFriends(Hook):
                 if game.hands[game.seat(action.player)][RESOURCES.index(action.resource)] > 2
                 else 0.0
             )
-        return 0.0
+        return None  # a base-game action: the bot's own rules of thumb judge it
 
 
 def _structures(game: Game, p: int, skip: int = -1) -> list[set[int]]:

@@ -666,7 +666,7 @@ class Helpers(Hook):
         n = self.numbers.get(key)
         return f" (A{n})" if n else ""
 
-    def bot_score(self, game: Game, action: Action) -> float:
+    def bot_score(self, game: Game, action: Action) -> float | None:
         # The base game's end of turn scores 5: a use that gains a card beats it.
         if isinstance(action, HelperKeep):
             return 2.0
@@ -683,7 +683,7 @@ class Helpers(Hook):
                 if not hand[RESOURCES.index(action.take)] and hand[RESOURCES.index(action.give)] > 1
                 else 0.0
             )
-        return 0.0
+        return None  # a base-game action: the bot's own rules of thumb judge it
 
 
 def _room_error(game: Game, p: int, key: str) -> IllegalAction | None:

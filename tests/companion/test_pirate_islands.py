@@ -984,3 +984,14 @@ def test_more_players_than_positions_is_refused():
     s = load_scenario("pirate-islands", 3, seed=1)
     with pytest.raises(ValueError, match="4 players but the map has 3 positions"):
         Game(s.board, COLORS, s.rules, Script())
+
+
+def test_a_computer_player_takes_the_hooks_word_only_where_it_gives_one():
+    game = pirate_game()
+    found(game)
+    bot = GreedyBot(seed=1)
+    t = game.topology
+    way = shortest_way(game, route_end(game, "red"), corner(game, "red", "mark"), 0)
+    assert bot.score(game, BuildShip("red", t.edges[way[0]])) == 60  # the route: the hook's
+    assert bot.score(game, EndTurn("red")) == 5  # the base game's own rule of thumb
+    assert bot.score(game, AttackFortress("red")) < 5  # no warships yet: not worth it
