@@ -258,6 +258,20 @@ class ClothTrade(Hook):
             }
         ]
 
+    def bot_score(self, game: Game, action: Action) -> float | None:
+        """A computer player links a village it can reach with this ship (cloth is points),
+        and lets the pirate take cloth as readily as it would rob."""
+        from companion.actions import BuildShip
+
+        if isinstance(action, PirateTakesCloth):
+            return 35.0
+        if isinstance(action, BuildShip):
+            e = game.topology.edge_index[action.edge]
+            p = game.seat(action.player)
+            if any(i not in self.links(game, p) for i in self._villages_at(game, e)):
+                return 95.0
+        return None
+
     # -- the end (4.6.15) --------------------------------------------------------------------
 
     def game_end(self, game: Game) -> int | None:

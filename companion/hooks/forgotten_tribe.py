@@ -297,6 +297,22 @@ class TribeGifts(Hook):
             }
         ]
 
+    def bot_score(self, game: Game, action: Action) -> float | None:
+        """A computer player sails for a gift it can reach with this ship (a Catan chip is
+        a point: nearly a settlement's worth)."""
+        from companion.actions import BuildShip, MoveShip
+
+        side = action.edge if isinstance(action, BuildShip) else None
+        if isinstance(action, MoveShip):
+            side = action.to
+        if side is None or list(side) in self._state(game)["taken"]:
+            return None
+        if side in self.chip_spots:
+            return 85.0
+        if side in self.card_spots or any(hb.edge == side for hb in self.harbor_spots(game)):
+            return 60.0
+        return None
+
     # -- what the page shows -----------------------------------------------------------------
 
     def public_view(self, game: Game) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import Script, buy_card, refusal, roll, sail, sea_path, set_hand
+from conftest import Script, buy_card, network, refusal, roll, sail, sea_path, set_hand
 
 from companion.actions import (
     BuildSettlement,
@@ -486,3 +486,22 @@ def test_random_games_journal_and_replay_the_cloth(tmp_path):
     assert again.game.snapshot() == jg.game.snapshot()
     assert again.game.hook_state["cloth_trade"] == jg.game.hook_state["cloth_trade"]
     again.close()
+
+
+def test_a_computer_player_links_a_village_within_reach():
+    from companion.bots import GreedyBot
+
+    game = cloth_game()
+    found_cloth(game)
+    turn_of(game, "red")
+    t = game.topology
+    village = t.vertex_index[trade(game).villages[2]]
+    for side in sea_path(game, "red", network(game, "red"), village_side(game, 2)):
+        if village in t.edge_vertices[t.edge_index[side]]:
+            break  # the next ship would link the village
+        set_hand(game, "red", lumber=1, wool=1)
+        game.apply(BuildShip("red", side))
+    set_hand(game, "red", lumber=1, wool=1)
+    chosen = GreedyBot(seed=1).choose(game)
+    assert isinstance(chosen, BuildShip)
+    assert village in t.edge_vertices[t.edge_index[chosen.edge]]

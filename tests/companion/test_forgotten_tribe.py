@@ -570,3 +570,14 @@ def test_a_scripted_game_is_won_with_13_points_from_cities_and_gifts():
     assert game.winner_color == "red" and cities == 2
     assert score == game.victory_points(red) and 13 <= score <= 14
     assert game.victory_points(1) < 13 and game.victory_points(2) < 13
+
+
+def test_a_computer_player_takes_a_gift_within_reach():
+    from companion.bots import GreedyBot
+
+    game = tribe()
+    found_tribe(game)  # red's founding ship leads towards CHIP_NE
+    red_turn(game)
+    assert sea_path(game, "red", network(game, "red"), CHIP_NE) == [CHIP_NE]
+    set_hand(game, "red", lumber=1, wool=1)
+    assert GreedyBot(seed=1).choose(game) == BuildShip("red", CHIP_NE)
