@@ -167,8 +167,10 @@ class TribeGifts(Hook):
         """Coast sides by seat ``p``'s settlements or cities where a harbour may go (4.5.12)."""
         t = game.topology
         harbours = {hb.edge for hb in game.board.harbors}
-        # the sea hexes along whose border a harbour already lies
-        used_seas = {h for hb in game.board.harbors for h in edge_hexes(hb.edge)}
+        # the sea hexes along whose border a harbour already lies (tokens still lying on the
+        # small islands are no harbours yet)
+        placed = [hb for hb in game.board.harbors if (hb.q, hb.r) not in self.small]
+        used_seas = {h for hb in placed for h in edge_hexes(hb.edge)}
         out: list[Edge] = []
         for v in sorted(game.buildings_of[p]):
             for e in t.vertex_edges[v]:

@@ -581,3 +581,14 @@ def test_a_computer_player_takes_a_gift_within_reach():
     assert sea_path(game, "red", network(game, "red"), CHIP_NE) == [CHIP_NE]
     set_hand(game, "red", lumber=1, wool=1)
     assert GreedyBot(seed=1).choose(game) == BuildShip("red", CHIP_NE)
+
+
+def test_tokens_still_on_the_islands_do_not_close_a_sea_hex_to_harbours():
+    game = tribe()
+    found_tribe(game)
+    hook = gifts(game)
+    tokens = hook.harbor_spots(game)
+    without = list(game.board.harbors)
+    places = hook.harbor_places(game, 0)
+    game.set_harbors([hb for hb in without if hb not in tokens])  # the islands bare
+    assert hook.harbor_places(game, 0) == places
