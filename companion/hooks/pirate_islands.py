@@ -671,6 +671,22 @@ class PirateIslands(Hook):
                 ],
             },
         ]
+        sections.append(
+            {
+                "title": "Routes: mark, then fortress",
+                "kind": "list",
+                "items": [
+                    {
+                        "label": c,
+                        "color": c,
+                        "value": f"{len(self.route(game, q)[0])} ships",
+                        "text": f"mark {self._corner_words(game, self.positions[q].mark)}; "
+                        f"fortress {self._corner_words(game, self.positions[q].fortress)}",
+                    }
+                    for q, c in players
+                ],
+            }
+        )
         if state["due"]:
             due = state["due"][0]
             who = game.players[due["seat"]]
@@ -691,6 +707,17 @@ class PirateIslands(Hook):
             "text": "The fleet sails by the lower die; capture your fortress and reach 10 points.",
             "sections": sections,
         }
+
+    @staticmethod
+    def _corner_words(game: Game, v: int) -> str:
+        """A corner as the table finds it: by the land hexes that meet there."""
+        t = game.topology
+        tiles = [game.board.tiles[t.hexes[h]] for h in t.vertex_hexes[v] if game.hex_land[h]]
+        hexes = " and ".join(
+            f"the {tile.terrain.value}" + (f" {tile.number}" if tile.number else "")
+            for tile in tiles
+        )
+        return f"by {hexes} {tuple(t.vertices[v])}"
 
     # -- a computer player's taste --------
 

@@ -861,8 +861,17 @@ def test_the_panel_shows_the_fleet_fortresses_and_warships():
     panels = game.public_view()["scenario"]["panels"]
     panel = next(p for p in panels if p["hook"] == "pirate_islands")
     titles = [s["title"] for s in panel["sections"]]
-    assert titles[:3] == ["Pirate fleet", "Fortresses (Catan chips left)", "Warships"]
+    assert titles == [
+        "Pirate fleet",
+        "Fortresses (Catan chips left)",
+        "Warships",
+        "Routes: mark, then fortress",
+    ]
     assert [i["value"] for i in panel["sections"][1]["items"]] == [3, 3, 3, 3]
+    red = panel["sections"][3]["items"][0]
+    assert red["value"] == "1 ships"  # the pre-placed one
+    fortress = game.board.tiles[(2, -3)]  # red's fortress (2, -3, N) stands by this one hex
+    assert f"fortress by the {fortress.terrain.value} {fortress.number} (2, -3, 'N')" in red["text"]
 
 
 # -- §7.4: the set-up checks of a board at the table -----------------------------------------
