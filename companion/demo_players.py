@@ -211,15 +211,18 @@ class DemoCamera:
         Raises:
             ValueError: a board the camera cannot register (a Seafarers map).
         """
-        if game.board.kind not in CAMERA_KINDS:
-            raise ValueError(
-                f"the demo camera follows {' and '.join(CAMERA_KINDS)} boards, "
-                f"not a {game.board.kind} map"
-            )
         from vision.capture import LiveTableSource, TableScene
-        from vision.known_board import known_board_registrar
+        from vision.known_board import known_board_registrar, symmetries
+        from vision.register import FRAMES
         from vision.synth.render import Conditions
         from vision.tracker import Tracker
+
+        board = game.board
+        if board.kind not in CAMERA_KINDS or not symmetries(FRAMES[board.kind], set(board.tiles)):
+            raise ValueError(
+                f"the demo camera follows {' and '.join(CAMERA_KINDS)} boards, "
+                f"not a {board.kind} map of {len(board.tiles)} hexes"
+            )
 
         scene = TableScene(table_board(game))
         source = LiveTableSource(

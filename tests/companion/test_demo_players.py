@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,11 @@ def test_the_demo_camera_follows_base_and_extension_boards_only() -> None:
     game = Game(scenario.board, PLAYERS + ["orange"], scenario.rules, rng=1)
     with pytest.raises(ValueError, match="follows base and 5-6 boards"):
         DemoCamera.for_game(game)
+    # A board called base but laid out in another shape has no frame the camera knows.
+    odd = replace(random_board(5, seed=1), kind="base")
+    with pytest.raises(ValueError, match="not a base map of 30 hexes"):
+        DemoCamera.for_game(Game(odd, PLAYERS, rng=1))
+    DemoCamera.for_game(Game(random_board(5, seed=1), PLAYERS, rng=1))  # 5-6 is followed
 
 
 # --- the players and the camera, on a running Table ------------------------------------------
