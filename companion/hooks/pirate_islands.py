@@ -11,9 +11,12 @@ remembers, in ``game.hook_state["pirate_islands"]``:
 ``due``         the fleet's attack waiting to be settled: a defender who surrenders cards
                 (``plunder``, drawn from the hand held when the dice fell) or takes booty
 ``raid``        a 7 was rolled: after the discards, the roller takes a card (4.7.15)
+``fleet``       the fleet's sea hex ``[q, r]``, or None once it has left (4.7.20)
 
-The fleet is the game's pirate piece (``game.pirate``), so the page and the camera show it
-where it is; it sails the scenario's ``fleet_path`` by the lower die on every roll (4.7.13).
+The fleet sails the scenario's ``fleet_path`` by the lower die on every roll (4.7.13). It is
+also the game's pirate piece (``game.pirate``), so the page and the camera show it and, as the
+pirate does, it bars ships from its six sides (3.6.4); ``fleet_blocks_ships: false`` keeps it
+off the engine's pirate so it bars nothing.
 
 >>> from companion.scenario import load_scenario
 >>> from companion.game import Game
@@ -136,6 +139,7 @@ class PirateIslands(Hook):
         limit = params.get("ships_per_turn", 1)
         self.ships_per_turn: int | None = None if limit is None else int(limit)
         self.vp_as_knights = bool(params.get("vp_cards_as_knights", False))
+        self.fleet_blocks = bool(params.get("fleet_blocks_ships", True))
         self.positions: list[Position] = []
         # Routes and sailing distances of the position they were found in: legal-action
         # listing asks for them many times over one unchanged board.
@@ -172,6 +176,9 @@ class PirateIslands(Hook):
         path_index = {h: i for i, h in enumerate(self.fleet_path)}
         if game.pirate is None or t.hexes[game.pirate] not in path_index:
             raise ValueError(f"hook {self.name}: the pirate must start on the fleet's path")
+        fleet = list(t.hexes[game.pirate])
+        if not self.fleet_blocks:
+            game.pirate = None
         for p, pos in enumerate(self.positions):
             game.vertex_owner[pos.home] = p
             game.vertex_level[pos.home] = 1
@@ -188,6 +195,7 @@ class PirateIslands(Hook):
             "warships": [0] * n,
             "due": [],
             "raid": False,
+            "fleet": fleet,
         }
 
     def pieces_aside(self, game: Game, p: int) -> dict[str, int]:
@@ -321,15 +329,18 @@ class PirateIslands(Hook):
     def on_roll(self, game: Game, p: int, dice: tuple[int, int]) -> list[Event]:
         state = self._state(game)
         state["raid"] = dice[0] + dice[1] == 7
-        if game.pirate is None:  # 4.7.20: every fortress captured, the fleet is gone
+        if state["fleet"] is None:  # 4.7.20: every fortress captured, the fleet is gone
             return []
         t = game.topology
         strength = min(dice)
-        here = self.fleet_path.index(t.hexes[game.pirate])
+        here = self.fleet_path.index(tuple(state["fleet"]))  # type: ignore[arg-type]
         stop = self.fleet_path[(here + strength) % len(self.fleet_path)]
-        game.pirate = t.hex_index[stop]
+        state["fleet"] = list(stop)
+        h = t.hex_index[stop]
+        if self.fleet_blocks:
+            game.pirate = h
         attacks = []
-        owners = sorted({game.vertex_owner[v] for v in t.hex_vertices[game.pirate]} - {-1})
+        owners = sorted({game.vertex_owner[v] for v in t.hex_vertices[h]} - {-1})
         for q in owners:  # GAP 4.7.14: each neighbouring owner defends alone
             defence = state["warships"][q]
             attack: Event = {"player": game.players[q], "warships": defence}
@@ -619,6 +630,7 @@ class PirateIslands(Hook):
             {"type": "fortress_captured", "player": me, "vertex": list(game.topology.vertices[f])}
         ]
         if not any(self._state(game)["fortresses"]):
+            self._state(game)["fleet"] = None
             game.pirate = None
             events.append({"type": "fleet_removed"})
         game._check_victory(p, events)
@@ -642,7 +654,7 @@ class PirateIslands(Hook):
 
     def public_view(self, game: Game) -> dict[str, Any] | None:
         state = self._state(game)
-        fleet = "gone" if game.pirate is None else str(game.topology.hexes[game.pirate])
+        fleet = "gone" if state["fleet"] is None else str(tuple(state["fleet"]))
         players = list(enumerate(game.players))
         sections: list[dict[str, Any]] = [
             {

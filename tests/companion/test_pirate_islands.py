@@ -1006,3 +1006,30 @@ def test_a_computer_player_takes_the_hooks_word_only_where_it_gives_one():
     assert bot.score(game, BuildShip("red", t.edges[way[0]])) == 60  # the route: the hook's
     assert bot.score(game, EndTurn("red")) == 5  # the base game's own rule of thumb
     assert bot.score(game, AttackFortress("red")) < 5  # no warships yet: not worth it
+
+
+def test_the_fleet_bars_ships_from_its_sides_unless_the_table_says_not():  # 3.6.4 here
+    blocking, free = pirate_game(), pirate_game(fleet_blocks_ships=False)
+    assert free.pirate is None and state(free)["fleet"] == list(blocking.board.pirate)
+    for game in (blocking, free):
+        found(game)
+        turn_of(game, "red", (1, 2))  # one hex on: beside red's pre-placed ship
+    assert state(free)["fleet"] == list(fleet_at(blocking))
+    t = blocking.topology
+    fleet = t.hex_index[fleet_at(blocking)]
+    end = route_end(blocking, "red")
+    mark = corner(blocking, "red", "mark")
+    best = len(shortest_way(blocking, end, mark, 0))
+    beside = [
+        e
+        for e in t.vertex_edges[end]
+        if e in t.hex_edges[fleet]
+        and blocking.edge_owner[e] == -1
+        and len(shortest_way(blocking, next(v for v in t.edge_vertices[e] if v != end), mark, 0))
+        == best - 1
+    ]
+    assert beside  # the fleet lies on red's way
+    for game in (blocking, free):
+        give(game, "red", lumber=1, wool=1)
+    assert refusal(blocking, BuildShip("red", t.edges[beside[0]])).rule == "3.6.4"
+    free.apply(BuildShip("red", t.edges[beside[0]]))
