@@ -1422,7 +1422,7 @@ class Game:
             self.ships_left[p] -= 1
             if p == self.current:
                 self.turn.ships_built.add(e)
-        self.road_lengths[p] = self._longest_road(p)
+        self.road_lengths[p] = self._longest_road_with(p, e)
         events.extend(self._update_longest_road())
         if self.hooks:
             founding = self.phase == _FOUNDING_ROAD
@@ -1784,6 +1784,32 @@ class Game:
         return longest_route(
             self.topology, self.edge_owner, self.edge_kind, self.vertex_owner, p, self.pieces_of[p]
         )
+
+    def _longest_road_with(self, p: int, e: int) -> int:
+        """Seat ``p``'s longest route after its new piece on side ``e``.
+
+        Most new pieces extend a route at a loose end: then only the routes from that end can
+        be new (see :func:`companion.longest_route.longest_route`). Hooks may set pieces and
+        lengths of their own, so with hooks the whole network is searched again.
+        """
+        if not self.hooks:
+            t, edge_owner = self.topology, self.edge_owner
+            for v in t.edge_vertices[e]:
+                for x in t.vertex_edges[v]:
+                    if x != e and edge_owner[x] == p:
+                        break
+                else:
+                    return longest_route(
+                        t,
+                        edge_owner,
+                        self.edge_kind,
+                        self.vertex_owner,
+                        p,
+                        self.pieces_of[p],
+                        start=v,
+                        known=self.road_lengths[p],
+                    )
+        return self._longest_road(p)
 
     def _update_longest_road(self, holder_cut: bool = False) -> list[Event]:
         """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say.

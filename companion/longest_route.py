@@ -51,6 +51,8 @@ def longest_route(
     vertex_owner: Sequence[int],
     player: int,
     pieces: Iterable[int] | None = None,
+    start: int | None = None,
+    known: int = 0,
 ) -> int:
     """Length (in pieces) of ``player``'s longest route.
 
@@ -58,6 +60,11 @@ def longest_route(
     (:data:`ROAD` or :data:`SHIP`), ``vertex_owner[v]`` the seat with a building on corner
     ``v`` (-1 for none). ``pieces``, if given, are the sides ``player`` owns (saves a scan of
     the board; they must agree with ``edge_owner``).
+
+    ``start`` and ``known`` update the length after one new piece: when ``start`` is a corner
+    of the new piece with no other piece of ``player``, every route that uses the new piece
+    ends there and every other route was there before, so only the routes from ``start`` are
+    searched and ``known`` (the length before the new piece) counts as found.
     """
     edge_vertices = topology.edge_vertices
     if pieces is None:
@@ -91,8 +98,8 @@ def longest_route(
     # Judged once per corner: the fold asks about each corner from both sides.
     straight_corners = {v for v in at if straight(v)}
     chains, covered = _fold(at, edge_kind, straight_corners.__contains__)
-    best = max((c.length for c in chains), default=0)
-    if len(covered) < len(mine):
+    best = max(known, max((c.length for c in chains), default=0))
+    if start is None and len(covered) < len(mine):
         # Parts of the network with no junction are plain cycles: all one route.
         best = max(best, _plain_cycles(at, covered, edge_vertices))
     if not chains:
@@ -149,7 +156,7 @@ def longest_route(
                 continue
             walk(w, used | (1 << i), length + chain_length, arriving)
 
-    for v in sorted(ends, key=lambda x: -len(ends[x])):
+    for v in [start] if start is not None else sorted(ends, key=lambda x: -len(ends[x])):
         walk(v, 0, 0, 0)
         if best >= total:
             break

@@ -1,6 +1,6 @@
 """longest_route against a brute-force search over every trail from every corner."""
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from companion.board import Topology, base_frame
@@ -71,3 +71,55 @@ def test_a_plain_cycle_beside_a_line_is_not_missed():
     far = TOPO.hex_edges[TOPO.hex_index[(-2, 2)]]
     owner[far[3]] = owner[far[4]] = 0
     assert longest_route(TOPO, owner, kind, [-1] * len(TOPO.vertices), 0) == 6
+
+
+@settings(max_examples=300, deadline=None)
+@given(networks, st.integers(0, len(TOPO.edges) - 1), st.sampled_from([ROAD, SHIP]))
+def test_the_update_after_a_new_piece_at_a_loose_end_equals_a_full_search(net, new, new_kind):
+    owner = [-1] * len(TOPO.edges)
+    kind = [0] * len(TOPO.edges)
+    for e, (p, k) in net["pieces"].items():
+        owner[e], kind[e] = p, k
+    vowner = [-1] * len(TOPO.vertices)
+    for v, p in net["buildings"].items():
+        vowner[v] = p
+    assume(owner[new] != 0)  # a new piece of player 0
+    before = brute_force(owner, kind, vowner, 0)
+    owner[new], kind[new] = 0, new_kind
+    loose = [
+        v
+        for v in TOPO.edge_vertices[new]
+        if all(owner[x] != 0 for x in TOPO.vertex_edges[v] if x != new)
+    ]
+    assume(loose)
+    assert longest_route(TOPO, owner, kind, vowner, 0, start=loose[0], known=before) == brute_force(
+        owner, kind, vowner, 0
+    )
+
+
+def test_the_update_keeps_a_longer_route_elsewhere():
+    # Five sides of hex (0, 0) with a spur in the middle: the 5-piece route passes a
+    # junction, so no single chain is as long. A new piece far away adds nothing to it.
+    owner = [-1] * len(TOPO.edges)
+    kind = [ROAD] * len(TOPO.edges)
+    ring = TOPO.hex_edges[TOPO.hex_index[(0, 0)]]
+    path = [ring[0]]
+    while len(path) < 5:  # walk the ring side by side
+        path.append(
+            next(
+                e
+                for e in ring
+                if e not in path and set(TOPO.edge_vertices[e]) & set(TOPO.edge_vertices[path[-1]])
+            )
+        )
+    for e in path:
+        owner[e] = 0
+    middle = (set(TOPO.edge_vertices[path[2]]) & set(TOPO.edge_vertices[path[3]])).pop()
+    spur = next(e for e in TOPO.vertex_edges[middle] if owner[e] == -1)
+    owner[spur] = 0
+    vowner = [-1] * len(TOPO.vertices)
+    assert longest_route(TOPO, owner, kind, vowner, 0) == 5
+    far = TOPO.hex_edges[TOPO.hex_index[(-2, 2)]][3]
+    owner[far] = 0
+    a, _ = TOPO.edge_vertices[far]
+    assert longest_route(TOPO, owner, kind, vowner, 0, start=a, known=5) == 5
