@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -387,6 +387,10 @@ class Game:
         self._listed: tuple[int, tuple[Action, ...]] = (-1, ())
         # The actions legal generation hands out, each made once (they are immutable values).
         self._made: dict[tuple[Any, ...], Action] = {}
+        #: (kind of piece, seat) -> the build actions of every spot open to it, kept until a
+        #: piece is placed or moved, the pirate moves or a hex changes (in games without
+        #: hooks: hooks may change the board in their own ways)
+        self._spots: dict[tuple[int, int], list[Action]] = {}
         self._end_turns = [EndTurn(c) for c in self.players]
         self._rolls = [RollDice(c) for c in self.players]
         self._knights = [PlayKnight(c) for c in self.players]
@@ -421,6 +425,7 @@ class Game:
     def set_tile(self, h: Hex, tile: Tile) -> None:
         """Change a hex during play (a fog hex turned face up, RULES.md 4.3.5)."""
         self._version += 1
+        self._spots.clear()
         self.board.tiles[h] = tile
         self._learn_tile(self.topology.hex_index[h])
 
@@ -1063,8 +1068,8 @@ class Game:
 
     def _can_place_free_route_piece(self, p: int) -> bool:
         # Sides are numbered from 0: ask whether there is one, not whether one is truthy.
-        return (self.roads_left[p] > 0 and _exists(self._road_edges(p, ROAD))) or (
-            self.ships_left[p] > 0 and _exists(self._road_edges(p, SHIP))
+        return (self.roads_left[p] > 0 and bool(self._route_actions(p, ROAD))) or (
+            self.ships_left[p] > 0 and bool(self._route_actions(p, SHIP))
         )
 
     def _settlement_spot_ok(self, p: int, v: int, founding: bool) -> bool:
@@ -1143,12 +1148,12 @@ class Game:
                         action = made[key] = Discard(color, Cards(counts))
                     out.append(action)
         elif phase == _FOUNDING_SETTLEMENT:
-            self._append_settlements(p, self._settlement_corners(p), out)
+            out.extend(self._settlement_actions(p))
         elif phase in (_FOUNDING_ROAD, _ROAD_BUILDING):
             if self.roads_left[p]:
-                self._append_routes(p, ROAD, self._road_edges(p), out)
+                out.extend(self._route_actions(p, ROAD))
             if self.ships_left[p]:
-                self._append_routes(p, SHIP, self._road_edges(p, SHIP), out)
+                out.extend(self._route_actions(p, SHIP))
         elif phase == _CHOOSE_GOLD:
             for q, n in sorted(self.gold_due.items()):
                 for counts in _sub_multisets([n] * N_RES, n):
@@ -1158,24 +1163,46 @@ class Game:
             out.append(self._end_turns[builder])
             self._generate_builds(builder, out)
 
-    def _append_routes(self, p: int, kind: int, sides: list[int], out: list[Action]) -> None:
+    def _route_actions(self, p: int, kind: int) -> list[Action]:
+        """A road (or ship) action of seat ``p`` for every side open to it now, supply and
+        cost aside (the caller must not change the list: it may be kept in ``_spots``)."""
+        key = (kind, p)
+        actions = self._spots.get(key)
+        if actions is not None:
+            return actions
         cls = BuildRoad if kind == ROAD else BuildShip
         made, me, edges = self._made, self.players[p], self.topology.edges
-        for e in sides:
-            key = (cls, p, e)
-            action = made.get(key)
+        actions = []
+        for e in self._road_edges(p, kind):
+            made_key = (cls, p, e)
+            action = made.get(made_key)
             if action is None:
-                action = made[key] = cls(me, edges[e])
-            out.append(action)
+                action = made[made_key] = cls(me, edges[e])
+            actions.append(action)
+        # The founding road's sides depend on the settlement just placed, not on the board.
+        if not self.hooks and self.phase != _FOUNDING_ROAD:
+            self._spots[key] = actions
+        return actions
 
-    def _append_settlements(self, p: int, corners: list[int], out: list[Action]) -> None:
+    def _settlement_actions(self, p: int) -> list[Action]:
+        """A settlement action of seat ``p`` for every corner open to it now, cost aside (the
+        caller must not change the list: it may be kept in ``_spots``)."""
+        key = (0, p)
+        actions = self._spots.get(key)
+        if actions is not None:
+            return actions
         made, me, vertices = self._made, self.players[p], self.topology.vertices
-        for v in corners:
-            key = (BuildSettlement, p, v)
-            action = made.get(key)
+        actions = []
+        for v in self._settlement_corners(p):
+            made_key = (BuildSettlement, p, v)
+            action = made.get(made_key)
             if action is None:
-                action = made[key] = BuildSettlement(me, vertices[v])
-            out.append(action)
+                action = made[made_key] = BuildSettlement(me, vertices[v])
+            actions.append(action)
+        # Founding settlements are judged by other rules (no road needed).
+        if not self.hooks and self.phase != _FOUNDING_SETTLEMENT:
+            self._spots[key] = actions
+        return actions
 
     def _generate_robber(self, p: int, out: list[Action]) -> None:
         t = self.topology
@@ -1267,11 +1294,11 @@ class Game:
     def _generate_builds(self, p: int, out: list[Action]) -> None:
         lumber, brick, wool, grain, ore = self.hands[p]
         if self.roads_left[p] and lumber and brick:
-            self._append_routes(p, ROAD, self._road_edges(p), out)
+            out.extend(self._route_actions(p, ROAD))
         if self.ships_left[p] and lumber and wool:
-            self._append_routes(p, SHIP, self._road_edges(p, SHIP), out)
+            out.extend(self._route_actions(p, SHIP))
         if self.settlements_left[p] and lumber and brick and wool and grain:
-            self._append_settlements(p, self._settlement_corners(p), out)
+            out.extend(self._settlement_actions(p))
         if self.cities_left[p] and grain >= 2 and ore >= 3:
             made, me, vertices, level = (
                 self._made,
@@ -1298,6 +1325,7 @@ class Game:
     def _lifted(self, p: int, e: int) -> Iterator[None]:
         """Seat ``p``'s piece on side ``e`` taken off the board for a moment (to judge where
         a moved ship may go); put back however the block is left."""
+        kept, self._spots = self._spots, {}  # spots judged meanwhile are the lifted board's
         self.edge_owner[e] = -1
         self.pieces_of[p].discard(e)
         try:
@@ -1305,6 +1333,7 @@ class Game:
         finally:
             self.edge_owner[e] = p
             self.pieces_of[p].add(e)
+            self._spots = kept
 
     def _generate_ship_moves(self, p: int, out: list[Action]) -> None:
         if not self.rules.ships or self.turn.moved_ship or not self.turn.rolled:
@@ -1353,6 +1382,7 @@ class Game:
         if self.phase in (_MAIN, _SPECIAL_BUILD):
             self._pay(p, COST_SETTLEMENT)
             self.turn.built = True
+        self._spots.clear()
         self.vertex_owner[v] = p
         self.vertex_level[v] = 1
         self.buildings_of[p].add(v)
@@ -1413,6 +1443,7 @@ class Game:
         if self.phase in (_MAIN, _SPECIAL_BUILD):
             self._pay(p, COST_ROAD if kind == ROAD else COST_SHIP)
             self.turn.built = True
+        self._spots.clear()
         self.edge_owner[e] = p
         self.edge_kind[e] = kind
         self.pieces_of[p].add(e)
@@ -1445,6 +1476,7 @@ class Game:
     def _do_move_ship(self, p: int, a: MoveShip) -> list[Event]:
         t = self.topology
         e, to = t.edge_index[a.edge], t.edge_index[a.to]
+        self._spots.clear()
         self.edge_owner[e], self.edge_kind[e] = -1, 0
         self.edge_owner[to], self.edge_kind[to] = p, SHIP
         self.pieces_of[p].discard(e)
@@ -1688,6 +1720,7 @@ class Game:
         return [{"type": "discarded", "player": a.player, "cards": a.cards.to_json()}]
 
     def _do_pirate(self, p: int, a: MovePirate) -> list[Event]:
+        self._spots.clear()
         self.pirate = self.topology.hex_index[a.hex]
         event: Event = {"type": "pirate_moved", "player": a.player, "hex": list(a.hex)}
         self._steal(p, a.victim, a.stolen, event)
@@ -2031,14 +2064,6 @@ def _holds(items: tuple[Action, ...], action: Action) -> bool:
         if x is action:
             return True
     return False
-
-
-def _exists(items: Iterable[object]) -> bool:
-    """Whether ``items`` yields anything at all (even a 0)."""
-    return next(iter(items), _NOTHING) is not _NOTHING
-
-
-_NOTHING = object()
 
 
 def _affords(hand: Sequence[int], cost: Sequence[int]) -> bool:

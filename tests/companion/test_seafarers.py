@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import E, Script, V, dice_for, hand, set_hand
+from conftest import E, Script, V, dice_for, hand, refusal, set_hand
 
 from companion.actions import (
     BuildRoad,
@@ -307,6 +307,24 @@ def test_a_free_side_numbered_0_is_a_place_for_road_building():
     game = founded()
     red = game.seat("red")
     game._road_edges = lambda p, kind=1: iter([0])  # only side 0 is free for red
+    game._spots.clear()  # the open spots are kept until the board changes: judge afresh
     assert game._can_place_free_route_piece(red)
     game._road_edges = lambda p, kind=1: iter([])
+    game._spots.clear()
     assert not game._can_place_free_route_piece(red)
+
+
+def test_a_ship_spot_beside_the_moved_pirate_is_no_longer_listed():
+    # Open spots are kept until the board changes: the pirate's move is such a change.
+    game = founded()
+    main_phase(game)
+    set_hand(game, "red", lumber=1, wool=1)
+    assert BuildShip("red", SHIP_2) in game.legal_actions()
+    game.apply(EndTurn("red"))
+    game.rng.dice.append((3, 4))
+    game.apply(RollDice("blue"))
+    game.apply(MovePirate("blue", (2, -1)))  # SHIP_2 is a side of (2, -1)
+    game.apply(EndTurn("blue"))
+    main_phase(game)
+    assert BuildShip("red", SHIP_2) not in game.legal_actions()
+    assert refusal(game, BuildShip("red", SHIP_2)).rule == "3.6.4"
