@@ -52,8 +52,11 @@ EFFECT: dict[str, str] = {g[0]: g[3] for g in GUILDS}
 
 
 def guild_words(guild: str) -> str:
-    """>>> guild_words("road_builders")
-    'road builders'"""
+    """A guild's name in words.
+
+    >>> guild_words("road_builders")
+    'road builders'
+    """
     return guild.replace("_", " ")
 
 
