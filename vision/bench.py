@@ -25,6 +25,7 @@ import argparse
 import importlib
 import json
 import logging
+import re
 import statistics
 import sys
 import time
@@ -34,9 +35,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.board import Board, base_frame
+from companion.board import Board, Hex, base_frame, rows_of
 from vision.read_board import is_certain, read_board
-from vision.scoring import score_board, truth_from_rows
+from vision.scoring import best_alignment, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, render_board
 
@@ -62,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards."""
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
+    figures = {f"{who}_{what}": 0 for who in ("robber", "pirate") for what in _FIGURE_OUTCOMES}
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
         rng = np.random.default_rng(seed * 100_003 + i)
@@ -77,7 +79,12 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
             c_all += sum(1 for t in truth.tiles.values() if t.number is not None)
             stats["hexes"] += len(truth.tiles)
             continue
-        s = score_board(truth.tiles, board.tiles)
+        s, aligned = best_alignment(truth.tiles, board.tiles)
+        if s.terrain_right == s.terrain_total:  # figures are judged on boards read right
+            figures[f"robber_{_figure_outcome(board.robber, aligned(truth.robber))}"] += 1
+            if truth.pirate is not None:
+                found = _figure_outcome(board.pirate, aligned(truth.pirate))
+                figures[f"pirate_{found}"] += 1
         t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
         c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
         stats["terrain_right"] += s.terrain_right
@@ -96,12 +103,36 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         "terrain_accuracy": t_ok / t_all if t_all else None,
         "chip_accuracy": c_ok / c_all if c_all else None,
         "refused_as_no_board": refused,
+        "figures_on_boards_read_right": figures,
         "reported_certain": certain,
         "wrong_but_certain": wrong_certain,
         "per_kind_terrain_accuracy": {
             k: v["terrain_right"] / v["hexes"] if v["hexes"] else None for k, v in per_kind.items()
         },
     }
+
+
+_FIGURE_OUTCOMES = ("right", "unseen", "wrong")
+
+
+def _figure_outcome(read: Hex | None, truth: Hex | None) -> str:
+    """How a robber or pirate reading compares with the truth: right, unseen or wrong."""
+    if read == truth:
+        return "right"
+    return "unseen" if read is None else "wrong"
+
+
+def _robber_truth(entry: dict[str, Any]) -> Hex | None:
+    """The robber's hex in groundtruth.json's own rows, or None when it is not in view.
+
+    The entry says it in words: "On the desert (row3 hex5)", "column4 hex2" for a photo whose
+    rows are columns, "Not visible ..." otherwise.
+    """
+    text = str(entry.get("robber", ""))
+    found = re.search(r"(?:row|column)\s*(\d+)\s+hex\s*(\d+)", text)
+    if text.lower().startswith("not visible") or found is None:
+        return None
+    return rows_of(base_frame())[int(found[1]) - 1][int(found[2]) - 1]
 
 
 def _board(which: int, rng: np.random.Generator) -> Board:
@@ -137,8 +168,10 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
     photos: list[dict[str, Any]] = []
     t_ok = t_all = c_ok = c_all = 0
     red_reported = red_photos = 0
+    robber = dict.fromkeys(_FIGURE_OUTCOMES, 0)
     for entry in gt["entries"]:
         truth = truth_from_rows(entry["rows"], base_frame())
+        robber_truth = _robber_truth(entry)
         for name in entry["files"]:
             row: dict[str, Any] = {"file": name, "board": entry["id"]}
             n_chips = sum(1 for t in truth.values() if t.number is not None)
@@ -150,10 +183,14 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
                 c_all += n_chips
                 photos.append(row)
                 continue
-            s = score_board(truth, board.tiles)
+            s, aligned = best_alignment(truth, board.tiles)
             t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
             c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
+            expected = None if robber_truth is None else aligned(robber_truth)
+            outcome = _figure_outcome(board.robber, expected)
+            robber[outcome] += 1
             row.update(
+                robber=outcome,
                 kind=board.kind,
                 terrain=f"{s.terrain_right}/{s.terrain_total}",
                 chips=f"{s.chips_right}/{s.chips_total}",
@@ -170,6 +207,7 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
         "terrain_accuracy": t_ok / t_all if t_all else None,
         "chip_accuracy": c_ok / c_all if c_all else None,
         "layout_E_adjacent_reds_reported": f"{red_reported}/{red_photos}",
+        "robber": robber,
     }
 
 
@@ -199,12 +237,15 @@ def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
     cv2.setNumThreads(1)
     try:
         read_board(image)  # warm-up: model loading is not per photo
-        times, cpu = [], []
+        times, cpu, board_cpu = [], [], []
         for _ in range(runs):
             t0, c0 = time.perf_counter(), time.process_time()
             read_board(image)
             times.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
+            c0 = time.process_time()
+            read_board(image, pieces=False)
+            board_cpu.append(time.process_time() - c0)
         render_times, render_cpu = [], []
         board = standard_board("base", np.random.default_rng(2))
         for i in range(runs):
@@ -221,6 +262,7 @@ def timing(datasets: Path, runs: int = 5) -> dict[str, Any]:
         "runs": runs,
         "median_seconds": statistics.median(times),
         "median_cpu_seconds": statistics.median(cpu),
+        "board_only_median_cpu_seconds": statistics.median(board_cpu),
         "render_median_seconds": statistics.median(render_times),
         "render_median_cpu_seconds": statistics.median(render_cpu),
     }
@@ -260,6 +302,10 @@ def run(args: argparse.Namespace) -> int:
         )
         for kind, acc in syn["per_kind_terrain_accuracy"].items():
             print(f"  terrain {kind}: {_pct(acc)}")
+        fig = syn["figures_on_boards_read_right"]
+        for who in ("robber", "pirate"):
+            counts = ", ".join(f"{what} {fig[f'{who}_{what}']}" for what in _FIGURE_OUTCOMES)
+            print(f"  {who} (boards read right): {counts}")
     cd = result["coins_dev"]
     if cd:
         print(f"coins-dev read-chip: {_pct(cd.get('accuracy'))} of {cd.get('chips')} crops")
@@ -278,14 +324,16 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"boards-dev: terrain {_pct(bd['terrain_accuracy'])}, chips "
             f"{_pct(bd['chip_accuracy'])}, layout E red 6s reported "
-            f"{bd['layout_E_adjacent_reds_reported']}"
+            f"{bd['layout_E_adjacent_reds_reported']}, robber "
+            + ", ".join(f"{k} {v}" for k, v in bd["robber"].items())
         )
     else:
         print("boards-dev: skipped (no dataset)")
     tm = result["timing"]
     print(
         f"read-board time: {tm['median_seconds']:.3f} s wall, {tm['median_cpu_seconds']:.3f} s "
-        f"CPU, median of {tm['runs']} ({tm['photo']})"
+        f"CPU ({tm['board_only_median_cpu_seconds']:.3f} s CPU without the pieces), median of "
+        f"{tm['runs']} ({tm['photo']})"
     )
     print(
         f"render time: {tm['render_median_seconds']:.3f} s wall, "

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from companion.board import Board, Hex, Terrain, Tile, hex_center
+from vision.pieces import detect_pieces
 from vision.register import (
     Registration,
     plane_to_axial,
@@ -28,6 +29,7 @@ from vision.register import (
     register,
     round_axial,
 )
+from vision.robber import board_lab, find_pirate, find_robber
 from vision.terrain import TerrainReading, classify_terrain, hex_features
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,7 @@ def read_board(
     image_or_path: np.ndarray | str | Path,
     kind: str | None = None,
     debug_dir: str | Path | None = None,
+    pieces: bool = True,
 ) -> Board:
     """Read the board in a photo.
 
@@ -97,6 +100,8 @@ def read_board(
         image_or_path: BGR uint8 (H, W, 3) array or an image file of any size.
         kind: base, 5-6 or seafarers when known; None to detect it.
         debug_dir: if given, stage images are written there (see :mod:`vision.debug`).
+        pieces: read the players' pieces too (see :func:`vision.pieces.detect_pieces`); the
+            board alone is read faster.
 
     Returns:
         The board; hexes in canonical coordinates (orientation chosen by the reader and stable
@@ -139,13 +144,47 @@ def read_board(
     low = [h for h, t in tiles.items() if (t.confidence or 0.0) < CERTAIN]
     if low:
         warnings.append(f"uncertain: {len(low)} hex(es) read with confidence below {CERTAIN}")
-    warnings.append("harbours, robber, pirate and pieces are not read yet")
-    board = Board(reg.kind, tiles, warnings=warnings)
+    robber, pirate = _figures(top, plane_to_top, reg, tiles, discs, warnings)
+    seen = [p.to_piece() for p in detect_pieces(image, reg)] if pieces else []
+    if seen:
+        # Colour classes come from the renderer unless the table was calibrated: on real
+        # plastic, pieces read from one photo need a look (docs/vision-tracking.md).
+        warnings.append(f"{len(seen)} piece(s) read by colour alone: confirm them")
+    warnings.append("harbours are not read yet")
+    board = Board(reg.kind, tiles, warnings=warnings, robber=robber, pirate=pirate, pieces=seen)
     if debug_dir is not None:
         from vision.debug import write_debug_images
 
         write_debug_images(Path(debug_dir), image, reg, top, plane_to_top, board)
     return board
+
+
+def _figures(
+    top: np.ndarray,
+    plane_to_top: np.ndarray,
+    reg: Registration,
+    tiles: dict[Hex, Tile],
+    discs: dict[Hex, tuple[float, float, float]],
+    warnings: list[str],
+) -> tuple[Hex | None, Hex | None]:
+    """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``."""
+    land = [h for h, t in tiles.items() if t.terrain.is_land]
+    # Only real chips are left out of the search (a desert's "disc" is just its centre).
+    chips = {h: d for h, d in discs.items() if h in reg.chip_hexes or tiles[h].number}
+    lab = board_lab(top, chips)
+    robber = find_robber(lab, plane_to_top, land, chips)
+    if robber.ambiguous:
+        warnings.append("uncertain: the robber could be on more than one hex")
+    elif robber.hex is None:
+        warnings.append("the robber is not in view")
+    pirate: Hex | None = None
+    if reg.kind == "seafarers":
+        sea = [h for h, t in tiles.items() if t.terrain == Terrain.SEA]
+        found = find_pirate(lab, plane_to_top, sea)
+        if found.ambiguous:
+            warnings.append("uncertain: the pirate could be on more than one hex")
+        pirate = found.hex
+    return robber.hex, pirate
 
 
 def _native_px_per_unit(reg: Registration) -> float:

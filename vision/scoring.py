@@ -63,10 +63,21 @@ def score_board(truth: Mapping[Hex, Tile], read: Mapping[Hex, Tile]) -> Score:
 
     Terrain counts every truth hex (a hex missing from the reading is wrong); chips count the
     truth hexes whose number is known (not None). The symmetry maximising terrain plus chip
-    matches is used for both figures. Each symmetry is followed by the translation that lays
-    the truth's frame onto the reading's (frames such as 5-6 are not centred on a hex).
+    matches is used for both figures (see :func:`best_alignment`).
     """
-    best: Score | None = None
+    return best_alignment(truth, read)[0]
+
+
+def best_alignment(
+    truth: Mapping[Hex, Tile], read: Mapping[Hex, Tile]
+) -> tuple[Score, Callable[[Hex], Hex]]:
+    """The score of the best of the 12 grid symmetries, and that symmetry as a map from the
+    truth's hexes to the reading's (so that the truth's robber or pieces can be compared).
+
+    Each symmetry is followed by the translation that lays the truth's frame onto the
+    reading's (frames such as 5-6 are not centred on a hex).
+    """
+    best: tuple[Score, Callable[[Hex], Hex]] | None = None
     read_min = min(read) if read else (0, 0)
     for g in symmetries():
         moved = {h: g(h) for h in truth}
@@ -82,8 +93,13 @@ def score_board(truth: Mapping[Hex, Tile], read: Mapping[Hex, Tile]) -> Score:
                 if other is not None and other.number == tile.number:
                     c_ok += 1
         s = Score(t_ok, len(truth), c_ok, c_total)
-        if best is None or t_ok + c_ok > best.terrain_right + best.chips_right:
-            best = s
+        if best is None or t_ok + c_ok > best[0].terrain_right + best[0].chips_right:
+
+            def aligned(h: Hex, g: Symmetry = g, t: Hex = t) -> Hex:
+                m = g(h)
+                return (m[0] + t[0], m[1] + t[1])
+
+            best = (s, aligned)
     assert best is not None  # symmetries() is never empty
     return best
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.board import Board, Terrain, Tile, base_frame
+from companion.board import Board, Piece, Terrain, Tile, base_frame, edge, vertex
 from companion.cli import main
 from companion.layouts import random_board
 from vision.read_board import CERTAIN, read_board
@@ -127,6 +127,33 @@ def test_command_prints_one_loadable_json_document(
     board = Board.from_json(doc)
     assert board.kind == "base" and len(board.tiles) == 19
     assert "setup_check" in doc
+    # The render's robber is on its desert, and the board JSON says where.
+    assert board.robber is not None and board.tiles[board.robber].terrain == Terrain.DESERT
+
+
+def test_pieces_are_listed_in_the_board_json(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    truth = random_board(4, seed=33)
+    land = sorted(truth.tiles)
+
+    truth = replace(
+        truth,
+        pieces=[
+            Piece("settlement", "red", vertex(*land[4], "N")),
+            Piece("road", "blue", None, edge(*land[9], "E")),
+        ],
+    )
+    path = tmp_path / "pieces.png"
+    cv2.imwrite(
+        str(path), render_board(truth, rng=33, conditions=replace(CLEAN, tilt_deg=15)).image
+    )
+    assert main(["read-board", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted((p["kind"], p["color"]) for p in doc["pieces"]) == [
+        ("road", "blue"),
+        ("settlement", "red"),
+    ]
+    assert main(["read-board", str(path), "--json", "--no-pieces"]) == 0
+    assert json.loads(capsys.readouterr().out)["pieces"] == []
 
 
 def test_command_text_and_bad_input(

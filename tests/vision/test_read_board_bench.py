@@ -22,6 +22,11 @@ def test_bench_vision_json_without_datasets(
     assert syn["wrong_but_certain"] <= syn["reported_certain"]
     assert doc["coins_dev"] is None and doc["boards_dev"] is None
     assert doc["timing"]["median_seconds"] > 0 and doc["timing"]["render_median_seconds"] > 0
+    assert doc["timing"]["board_only_median_cpu_seconds"] > 0
+    figures = syn["figures_on_boards_read_right"]
+    assert set(figures) == {
+        f"{who}_{what}" for who in ("robber", "pirate") for what in ("right", "unseen", "wrong")
+    }
     assert doc["command"].startswith("catan-companion bench vision")
 
 
@@ -30,3 +35,17 @@ def test_bench_vision_refuses_negative_renders(
 ) -> None:
     assert main(["bench", "vision", "--renders", "-1", "--datasets", str(tmp_path)]) == 2
     assert "--renders" in capsys.readouterr().err
+
+
+def test_robber_truth_is_read_from_the_groundtruth_words() -> None:
+    from companion.board import base_frame, rows_of
+    from vision.bench import _figure_outcome, _robber_truth
+
+    rows = rows_of(base_frame())
+    assert _robber_truth({"robber": "On the desert (row3 hex5)."}) == rows[2][4]
+    assert _robber_truth({"robber": "On the hills hex column4 hex2 (black)"}) == rows[3][1]
+    assert _robber_truth({"robber": "Not visible in any photo. Desert (row1 hex3)."}) is None
+    assert _figure_outcome((0, 0), (0, 0)) == "right"
+    assert _figure_outcome(None, (0, 0)) == "unseen"
+    assert _figure_outcome((1, 0), (0, 0)) == "wrong"
+    assert _figure_outcome((1, 0), None) == "wrong"

@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kind", choices=tuple(FRAMES), help="board kind (detected if omitted)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--debug", metavar="DIR", help="write stage images into DIR")
+    parser.add_argument(
+        "--no-pieces", action="store_true", help="read the board alone, not the pieces (faster)"
+    )
 
 
 def setup_check(board: Board) -> dict[str, Any] | None:
@@ -64,13 +67,23 @@ def format_board(board: Board) -> str:
             cells.append(f"{t.terrain.value}:{num}({(t.confidence or 0.0):.2f})")
         indent = "  " * (max(len(r) for r in rows_of(board.tiles)) - len(row))
         lines.append(indent + "  ".join(cells))
+    lines.append(f"robber: {_where(board.robber)}")
+    if board.kind == "seafarers":
+        lines.append(f"pirate: {_where(board.pirate)}")
+    for piece in board.pieces:
+        spot = piece.vertex if piece.vertex is not None else piece.edge
+        lines.append(f"piece: {piece.color} {piece.kind} at {spot}")
     lines += [f"warning: {w}" for w in board.warnings]
     return "\n".join(lines)
 
 
+def _where(hx: tuple[int, int] | None) -> str:
+    return "not seen" if hx is None else f"hex {hx}"
+
+
 def run(args: argparse.Namespace) -> int:
     """Read the photo and print the board and its setup check."""
-    board = read_board(args.image, kind=args.kind, debug_dir=args.debug)
+    board = read_board(args.image, kind=args.kind, debug_dir=args.debug, pieces=not args.no_pieces)
     check = setup_check(board)
     if args.json:
         doc = board.to_json()

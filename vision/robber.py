@@ -1,0 +1,294 @@
+"""The robber and the pirate ship on a rectified board: which hex each one stands on.
+
+Method
+------
+Both figures are dark or grey, colourless plastic standing inside a hex, where the printed art
+is colourful and textured. On the top view (see :func:`vision.register.rectify`) each hex is
+looked at inside a disc around its centre that leaves out the chip and stops short of the
+corners and sides (where the players' pieces stand), in CIELAB white-balanced on the chips.
+A pixel is *figure-like* when it is nearly colourless (grey or black plastic), not as light
+as a white piece, and far from the hex's own art (its median colour) by more than the art's
+own texture. Blobs of such pixels are figures only if they have a figure's shape and place:
+compact, solid, about the figure's size, standing on the art rather than coming in over the
+edge of the window (a hand, an arm, a shadow, a piece leaning in from a corner). A figure
+standing mostly on the chip is not seen (a known limit, see docs/vision.md).
+
+The robber is looked for on land hexes, the pirate on sea hexes. A hex is named only when its
+blob is large enough and clearly larger than the next hex's (``margin``); when two hexes
+compete, the reading is *ambiguous* and the caller must say so rather than pick one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.board import Hex, hex_center
+
+# Footprints, in square hex radii: a standing robber seen from above covers about a fifth of
+# a hex radius squared; a pirate ship about a third.
+_ROBBER_AREA = 0.18
+_PIRATE_AREA = 0.2
+# The pirate ship is black: no lighter than this (L*).
+_PIRATE_LIGHTNESS = 35.0
+# The chips' paper in CIELAB under a neutral lamp (the renderer's and the printed editions'
+# cream, within a few units).
+_CHIP_PAPER = (85.0, 1.0, 14.0)
+# The examined disc (hex radii): inside the hex's inscribed circle (0.866), so the tile border
+# and the pieces on its corners and sides stay out.
+_WINDOW = 0.85
+# Least ratio of a figure blob's area to its convex hull's.
+_SOLIDITY = 0.45
+# A figure is about as long as it is wide (a robber, a ship seen from above); the edge of an
+# arm or a shadow is a long thin strip.
+_MAX_ELONGATION = 3.5
+# A figure stands on the art: at least this fraction of the ring around it looks like the art.
+_ART_AROUND = 0.45
+_ART, _OTHER = 1, 2
+_RING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+# The longest arc of the window's edge a figure may touch (what comes in from outside the hex
+# meets the edge along a longer one), measured in bins of _ARC_BIN_DEG degrees.
+_MAX_ARC_DEG = 30.0
+_ARC_BIN_DEG = 5.0
+# The farthest a figure's centre lies from the hex centre, as a fraction of the window radius.
+_MAX_OFFCENTRE = 0.75
+
+
+@dataclass(frozen=True)
+class FigureReading:
+    """Where a figure was seen.
+
+    Attributes:
+        hex: the hex it stands on, or None (not seen, or ambiguous).
+        confidence: 0..1; how clearly the best hex beats the others.
+        ambiguous: True when two hexes hold a figure-like blob of similar size.
+        areas: per examined hex, the blob's area in square hex radii.
+    """
+
+    hex: Hex | None
+    confidence: float
+    ambiguous: bool
+    areas: dict[Hex, float]
+
+
+def board_lab(
+    top: np.ndarray, chips: Mapping[Hex, tuple[float, float, float]] | Sequence = ()
+) -> np.ndarray:
+    """The top view in CIELAB, white-balanced and exposed on the board's number chips.
+
+    The chips are one printed cream colour on every hex, so the lamp's colour cast is the
+    chips' mean a*, b* minus their printed colour, and its brightness their L* over the
+    printed one. A grey figure then has a* and b* near 0 whatever the lamp.
+
+    Args:
+        top: rectified top view, BGR uint8 (H, W, 3).
+        chips: chip discs ``(x, y, radius)`` in top-view pixels (a mapping by hex, or a
+            sequence); without any, the Lab image is returned as it is.
+
+    Returns:
+        float32 (H, W, 3): L* (0..100), a*, b*.
+    """
+    lab = cv2.cvtColor(top.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    discs = list(chips.values()) if isinstance(chips, Mapping) else list(chips)
+    mask = np.zeros(top.shape[:2], np.uint8)
+    for x, y, r in discs:
+        cv2.circle(mask, (int(round(x)), int(round(y))), max(1, int(0.75 * r)), 1, -1)
+    samples = lab[mask.astype(bool)]
+    if len(samples) < 50:
+        return lab
+    # The chip's paper, not its ink: the lighter half of the disc pixels.
+    paper = samples[samples[:, 0] >= np.median(samples[:, 0])]
+    seen = np.median(paper, axis=0)
+    lab[..., 0] *= _CHIP_PAPER[0] / max(float(seen[0]), 1.0)
+    lab[..., 1] += _CHIP_PAPER[1] - float(seen[1])
+    lab[..., 2] += _CHIP_PAPER[2] - float(seen[2])
+    return lab
+
+
+def figure_mask(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    hx: Hex,
+    chip: tuple[float, float, float] | None = None,
+    *,
+    radius: float = _WINDOW,
+    min_delta: float = 18.0,
+    texture: float = 3.0,
+    max_chroma: float = 22.0,
+    max_lightness: float = 76.0,
+) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+    """Figure-like pixels of one hex: grey or black, and unlike the hex's art.
+
+    Args:
+        lab: the top view in CIELAB, light divided out (see :func:`board_lab`),
+            float32 (H, W, 3).
+        plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels (scale and
+            translation, as :func:`vision.register.rectify` returns).
+        hx: the hex.
+        chip: the hex's chip disc ``(x, y, radius)`` in top-view pixels, left out (its print
+            is no figure), or None.
+        radius: the examined disc's radius, in hex radii.
+        min_delta: the least colour difference (CIELAB delta E) from the hex's art (its
+            median colour) that a figure's pixel must show.
+        texture: a figure's pixel must also differ from the art by this many times the art's
+            median difference from itself (busy art needs a clearer figure).
+        max_chroma: the most colour (CIELAB chroma) a figure's pixel may have: robbers and
+            pirate ships are grey or black plastic, hands and harbour tokens are not.
+        max_lightness: the lightest (L*) a figure's pixel may be: a white settlement leaning
+            into the hex is lighter.
+
+    Returns:
+        ``(mask, surroundings, (x0, y0))``: bool (h, w) figure-like pixels of the hex's
+        window; uint8 (h, w) 0 where the window is not examined (outside the disc, on the
+        chip), 1 where it looks like the hex's own art, 2 elsewhere; and the window's top-left
+        corner in the top view.
+    """
+    px = float(plane_to_top[0, 0])
+    cx, cy = np.array(hex_center(hx)) * px + plane_to_top[:2, 2]
+    half = int(math.ceil(radius * px))
+    x0, y0 = max(0, int(cx) - half), max(0, int(cy) - half)
+    x1, y1 = min(lab.shape[1], int(cx) + half + 1), min(lab.shape[0], int(cy) + half + 1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return np.zeros((0, 0), bool), np.zeros((0, 0), np.uint8), (x0, y0)
+    window = lab[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= (radius * px) ** 2
+    if chip is not None:
+        ccx, ccy, cr = chip
+        inside &= (xx - ccx) ** 2 + (yy - ccy) ** 2 > (1.12 * cr) ** 2
+    if inside.sum() < 16:
+        return np.zeros(inside.shape, bool), np.zeros(inside.shape, np.uint8), (x0, y0)
+    art = np.median(window[inside], axis=0)
+    delta = np.linalg.norm(window - art, axis=2)
+    # The art's own spread (texture) sets how far a figure must stand out from it.
+    spread = float(np.median(delta[inside]))
+    chroma = np.hypot(window[..., 1], window[..., 2])
+    mask = inside & (delta > max(min_delta, texture * spread)) & (chroma < max_chroma)
+    mask &= window[..., 0] < max_lightness
+    # Tiny specks are texture (rock, shadows of the art), not a figure.
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    surroundings = np.where(inside, np.where(delta < min_delta, _ART, _OTHER), 0)
+    return mask.astype(bool), surroundings.astype(np.uint8), (x0, y0)
+
+
+def figure_blobs(
+    mask: np.ndarray,
+    centre: tuple[float, float],
+    edge_px: float,
+    surroundings: np.ndarray | None = None,
+) -> list[int]:
+    """Pixel counts of the blobs of ``mask`` that may be a figure.
+
+    A blob that meets the circle of radius ``edge_px`` about ``centre`` (window pixels) along
+    more than a short arc came in from outside the hex (a hand, an arm, a shadow); a figure
+    standing near the edge only grazes it. A blob much less solid than its convex hull is the
+    rim of something else (a chip's edge, a shadow's fringe), and a long thin one the edge of
+    an arm or a shadow. None of these is a figure, nor is a
+    blob whose centre lies near the window's edge (a piece on a corner or side leaning in).
+    Given ``surroundings`` (as :func:`figure_mask` returns them), a figure must also stand on
+    the art: most of the examined ring around it looks like the art, where the ring around the
+    shadow along a hand is half hand.
+    """
+    if mask.size == 0 or not mask.any():
+        return []
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(
+        mask.astype(np.uint8), connectivity=8
+    )
+    yy, xx = np.indices(mask.shape)
+    dx, dy = xx - centre[0], yy - centre[1]
+    rim = (dx**2 + dy**2 >= (edge_px - 2) ** 2) & mask
+    rim_bins = np.floor((np.degrees(np.arctan2(dy, dx)) + 180.0) / _ARC_BIN_DEG).astype(int)
+    out = []
+    for i in range(1, n):
+        blob = labels == i
+        arc = len(np.unique(rim_bins[rim & blob])) * _ARC_BIN_DEG
+        if arc > _MAX_ARC_DEG:
+            continue
+        cx, cy = centroids[i]
+        if math.hypot(cx - centre[0], cy - centre[1]) > _MAX_OFFCENTRE * edge_px:
+            continue  # a piece on a corner or side, leaning in: a figure stands inside
+        area = int(stats[i, cv2.CC_STAT_AREA])
+        points = cv2.findNonZero(blob.astype(np.uint8))
+        hull = cv2.contourArea(cv2.convexHull(points))
+        (_, _), (w, h), _ = cv2.minAreaRect(points)
+        elongation = max(w, h) / max(min(w, h), 1.0)
+        if hull <= 0 or area / hull < _SOLIDITY or elongation > _MAX_ELONGATION:
+            continue
+        if surroundings is not None:
+            ring = (cv2.dilate(blob.astype(np.uint8), _RING) > 0) & ~blob & (surroundings > 0)
+            if ring.any() and (surroundings[ring] == _ART).mean() < _ART_AROUND:
+                continue
+        out.append(area)
+    return out
+
+
+def find_figure(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    hexes: Sequence[Hex],
+    chips: Mapping[Hex, tuple[float, float, float]] | None = None,
+    *,
+    footprint: float = _ROBBER_AREA,
+    min_fraction: float = 0.35,
+    max_fraction: float = 2.5,
+    margin: float = 2.0,
+    max_lightness: float = 76.0,
+) -> FigureReading:
+    """The hex among ``hexes`` that a dark, colourless figure stands on.
+
+    Args:
+        lab, plane_to_top: the top view in CIELAB and its map (see :func:`figure_mask`).
+        hexes: the hexes to examine (land for the robber, sea for the pirate).
+        chips: chip discs, by hex (top-view pixels).
+        footprint: the figure's expected area, in square hex radii.
+        min_fraction: the least fraction of ``footprint`` a blob must cover to count.
+        max_fraction: the most, in multiples of ``footprint``: larger blobs are not figures.
+        margin: how many times larger than the runner-up the best blob must be.
+        max_lightness: see :func:`figure_mask`.
+
+    Returns:
+        The reading; ``hex`` is None when no blob is large enough or two compete.
+    """
+    chips = chips or {}
+    px = float(plane_to_top[0, 0])
+    areas: dict[Hex, float] = {}
+    for hx in hexes:
+        mask, surroundings, (x0, y0) = figure_mask(
+            lab, plane_to_top, hx, chips.get(hx), max_lightness=max_lightness
+        )
+        cx, cy = np.array(hex_center(hx)) * px + plane_to_top[:2, 2] - (x0, y0)
+        blobs = figure_blobs(mask, (cx, cy), _WINDOW * px, surroundings)
+        # A blob far larger than the figure is a hand, a shadow or a glare, not a figure.
+        sizes = [a / px**2 for a in blobs if a / px**2 <= max_fraction * footprint]
+        areas[hx] = max(sizes, default=0.0)
+    ranked = sorted(areas.items(), key=lambda kv: -kv[1])
+    if not ranked or ranked[0][1] < min_fraction * footprint:
+        return FigureReading(None, 0.0, False, areas)
+    best, area = ranked[0]
+    runner = ranked[1][1] if len(ranked) > 1 else 0.0
+    floor = min_fraction * footprint
+    if runner >= floor and area < margin * runner:
+        return FigureReading(None, 0.0, True, areas)
+    confidence = 1.0 - max(runner, 0.0) / area if area > 0 else 0.0
+    return FigureReading(best, round(min(1.0, confidence), 4), False, areas)
+
+
+def find_robber(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    land: Sequence[Hex],
+    chips: Mapping[Hex, tuple[float, float, float]] | None = None,
+) -> FigureReading:
+    """The robber among the ``land`` hexes (see :func:`find_figure`)."""
+    return find_figure(lab, plane_to_top, land, chips, footprint=_ROBBER_AREA)
+
+
+def find_pirate(lab: np.ndarray, plane_to_top: np.ndarray, sea: Sequence[Hex]) -> FigureReading:
+    """The (black) pirate ship among the ``sea`` hexes (see :func:`find_figure`)."""
+    return find_figure(
+        lab, plane_to_top, sea, footprint=_PIRATE_AREA, max_lightness=_PIRATE_LIGHTNESS
+    )
