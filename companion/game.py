@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -71,13 +71,14 @@ from companion.board import (
     Vertex,
 )
 from companion.hooks import Hook, make_hook
-from companion.longest_route import ROAD, SHIP, longest_route
+from companion.longest_route import ROAD, SHIP, longest_route, longest_route_from
 
 Event = dict[str, Any]
 
 N_RES = len(RESOURCES)
 #: the resources' names as in the JSON forms, by index (an enum's ``.value`` is slow to read)
 RESOURCE_NAMES: tuple[str, ...] = tuple(r.value for r in RESOURCES)
+DEV_CARD_NAMES: tuple[str, ...] = tuple(c.value for c in DEV_CARDS)
 LUMBER, BRICK, WOOL, GRAIN, ORE = range(N_RES)
 
 #: Building costs (RULES.md 1.9.1), counts in RESOURCES order.
@@ -86,6 +87,9 @@ COST_SETTLEMENT = (1, 1, 1, 1, 0)
 COST_CITY = (0, 0, 0, 2, 3)
 COST_DEV_CARD = (0, 0, 1, 1, 1)
 COST_SHIP = (1, 0, 1, 0, 0)
+
+#: networks of up to this many pieces have few enough trails from a loose end to walk them all
+_WALK_ALL_TRAILS_UP_TO = 15
 
 KNIGHT, VICTORY_POINT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY = range(len(DEV_CARDS))
 PLAY_ACTION_CARD = {
@@ -327,7 +331,8 @@ class Game:
         self.edge_land = [False] * len(t.edges)
         self.edge_sea = [False] * len(t.edges)
         for i in range(len(t.hexes)):
-            self._learn_tile(i)
+            self._learn_hex(i)
+        self._learn_corners_and_sides(range(len(t.vertices)), range(len(t.edges)))
         #: harbour kind index (into HARBOR_KINDS) by corner index
         self.vertex_harbor: dict[int, int] = self._harbor_corners()
 
@@ -387,6 +392,8 @@ class Game:
         self._listed: tuple[int, tuple[Action, ...]] = (-1, ())
         # The actions legal generation hands out, each made once (they are immutable values).
         self._made: dict[tuple[Any, ...], Action] = {}
+        #: actions kept in lists by index rather than keyed one by one (see _generate_robber)
+        self._made_lists: dict[tuple[Any, ...], list[Any]] = {}
         #: (kind of piece, seat) -> the build actions of every spot open to it, kept until a
         #: piece is placed or moved, the pirate moves or a hex changes (in games without
         #: hooks: hooks may change the board in their own ways)
@@ -399,8 +406,8 @@ class Game:
         for hook in self.hooks:
             hook.setup(self)
 
-    def _learn_tile(self, i: int) -> None:
-        """Derive the static facts of hex ``i`` (and its corners and sides) from its tile."""
+    def _learn_hex(self, i: int) -> None:
+        """Derive the static facts of hex ``i`` from its tile (see _learn_corners_and_sides)."""
         t = self.topology
         tile = self.board.tiles[t.hexes[i]]
         self.hex_land[i] = tile.terrain.is_land
@@ -413,21 +420,30 @@ class Game:
                 hexes.remove(i)
         if tile.number is not None and (res is not None or self.hex_gold[i]):
             self.hexes_by_number.setdefault(tile.number, []).append(i)
-        for v in t.hex_vertices[i]:
-            self.vertex_land[v] = any(self.hex_land[h] for h in t.vertex_hexes[v])
-        for e in t.hex_edges[i]:
-            hs = t.edge_hexes[e]
-            self.edge_land[e] = any(self.hex_land[h] for h in hs)
+
+    def _learn_corners_and_sides(self, vertices: Iterable[int], edges: Iterable[int]) -> None:
+        """Derive the static facts of these corners and sides from their hexes' facts."""
+        t = self.topology
+        land = {h for h, is_land in enumerate(self.hex_land) if is_land}
+        sea = {h for h, is_sea in enumerate(self.hex_sea) if is_sea}
+        vertex_hexes, edge_hexes = t.vertex_hexes, t.edge_hexes
+        for v in vertices:
+            self.vertex_land[v] = not land.isdisjoint(vertex_hexes[v])
+        for e in edges:
+            hs = edge_hexes[e]
+            self.edge_land[e] = not land.isdisjoint(hs)
             # Navigable if sea (a sea hex, or the frame off the board) lies on one side
             # (RULES.md 3.2.2: sea and coast sides).
-            self.edge_sea[e] = len(hs) < 2 or any(self.hex_sea[h] for h in hs)
+            self.edge_sea[e] = len(hs) < 2 or not sea.isdisjoint(hs)
 
     def set_tile(self, h: Hex, tile: Tile) -> None:
         """Change a hex during play (a fog hex turned face up, RULES.md 4.3.5)."""
         self._version += 1
         self._spots.clear()
         self.board.tiles[h] = tile
-        self._learn_tile(self.topology.hex_index[h])
+        i = self.topology.hex_index[h]
+        self._learn_hex(i)
+        self._learn_corners_and_sides(self.topology.hex_vertices[i], self.topology.hex_edges[i])
 
     def _harbor_corners(self) -> dict[int, int]:
         """The kind (index into HARBOR_KINDS) of the harbour at each corner that has one."""
@@ -1220,6 +1236,10 @@ class Game:
                     if not victims or victims[-1] != o:
                         victims.append(o)
         hex_land = self.hex_land
+        # The moves that rob nobody, by hex: a list is quicker to read than keyed _made.
+        plain = self._made_lists.get((MoveRobber, p))
+        if plain is None:
+            plain = self._made_lists[(MoveRobber, p)] = [None] * len(hexes)
         for h in range(len(hexes)):
             if not hex_land[h] or h == self.robber:
                 continue
@@ -1227,10 +1247,9 @@ class Game:
                 continue
             victims = victims_at.get(h)
             if not victims:
-                key: tuple[Any, ...] = (MoveRobber, p, h)
-                action = made.get(key)
+                action = plain[h]
                 if action is None:
-                    action = made[key] = MoveRobber(me, hexes[h])
+                    action = plain[h] = MoveRobber(me, hexes[h])
                 out.append(action)
                 continue
             if self.hooks and self._may_spare(p, h):
@@ -1521,7 +1540,7 @@ class Game:
         self.deck[card] -= 1
         self.dev_hands[p][card] += 1
         self.turn.bought[card] += 1
-        return [{"type": "bought_card", "player": a.player, "card": a.card.value}]
+        return [{"type": "bought_card", "player": a.player, "card": DEV_CARD_NAMES[card]}]
 
     def _start_play(self, p: int, card: int) -> None:
         self.dev_hands[p][card] -= 1
@@ -1735,7 +1754,7 @@ class Game:
         self.hands[v][r] -= 1
         self.hands[p][r] += 1
         event["victim"] = victim
-        event["stolen"] = stolen.value  # private to the two players: see the views
+        event["stolen"] = RESOURCE_NAMES[r]  # private to the two players: see the views
 
     def _do_robber(self, p: int, a: MoveRobber) -> list[Event]:
         self.robber = self.topology.hex_index[a.hex]
@@ -1761,8 +1780,8 @@ class Game:
             {
                 "type": "maritime_trade",
                 "player": a.player,
-                "give": {a.give.value: ratio},
-                "get": {a.get.value: 1},
+                "give": {RESOURCE_NAMES[give]: ratio},
+                "get": {RESOURCE_NAMES[get]: 1},
             }
         ]
 
@@ -1822,8 +1841,9 @@ class Game:
         """Seat ``p``'s longest route after its new piece on side ``e``.
 
         Most new pieces extend a route at a loose end: then only the routes from that end can
-        be new (see :func:`companion.longest_route.longest_route`). Hooks may set pieces and
-        lengths of their own, so with hooks the whole network is searched again.
+        be new (see :func:`companion.longest_route.longest_route`), and on a network no larger
+        than the base game's 15 roads they are quickest walked one by one. Hooks may set
+        pieces and lengths of their own, so with hooks the whole network is searched again.
         """
         if not self.hooks:
             t, edge_owner = self.topology, self.edge_owner
@@ -1832,16 +1852,11 @@ class Game:
                     if x != e and edge_owner[x] == p:
                         break
                 else:
-                    return longest_route(
-                        t,
-                        edge_owner,
-                        self.edge_kind,
-                        self.vertex_owner,
-                        p,
-                        self.pieces_of[p],
-                        start=v,
-                        known=self.road_lengths[p],
-                    )
+                    known, pieces = self.road_lengths[p], self.pieces_of[p]
+                    kind, owner = self.edge_kind, self.vertex_owner
+                    if len(pieces) <= _WALK_ALL_TRAILS_UP_TO:
+                        return max(known, longest_route_from(t, edge_owner, kind, owner, p, v))
+                    return longest_route(t, edge_owner, kind, owner, p, pieces, v, known)
         return self._longest_road(p)
 
     def _update_longest_road(self, holder_cut: bool = False) -> list[Event]:

@@ -218,3 +218,55 @@ def _plain_cycles(
                             stack.append(x)
             best = max(best, size)
     return best
+
+
+def longest_route_from(
+    topology: Topology,
+    edge_owner: Sequence[int],
+    edge_kind: Sequence[int],
+    vertex_owner: Sequence[int],
+    player: int,
+    start: int,
+) -> int:
+    """Length of ``player``'s longest route that starts at corner ``start``.
+
+    Every trail from ``start`` is walked, side by side, with no folding and no bound: quick
+    from the loose end of a small network (a new piece there can only be part of routes that
+    start there), but the number of trails grows fast with the cycles of a large network;
+    :func:`longest_route` is the search for those.
+
+    >>> from companion.board import Topology, base_frame, Edge
+    >>> t = Topology.of(base_frame())
+    >>> owner = [-1] * len(t.edges)
+    >>> for e in (Edge(0, 0, "NE"), Edge(0, 0, "E"), Edge(0, 0, "SE")):
+    ...     owner[t.edge_index[e]] = 0
+    >>> a, b = t.edge_vertices[t.edge_index[Edge(0, 0, "NE")]]
+    >>> sorted(longest_route_from(t, owner, [1] * len(t.edges), [-1] * len(t.vertices), 0, v)
+    ...        for v in (a, b))
+    [2, 3]
+    """
+    vertex_edges, edge_vertices = topology.vertex_edges, topology.edge_vertices
+    used: set[int] = set()
+
+    def walk(v: int, kind: int) -> int:
+        """The longest way on from ``v``, arrived at by a piece of ``kind`` (0: the start)."""
+        owner = vertex_owner[v]
+        if kind and owner != -1 and owner != player:
+            return 0  # a route may end at an opponent's building, not pass it
+        switch = not kind or owner == player  # roads and ships join at own buildings only
+        best = 0
+        for e in vertex_edges[v]:
+            if edge_owner[e] != player or e in used:
+                continue
+            k = edge_kind[e]
+            if k != kind and not switch:
+                continue
+            used.add(e)
+            a, b = edge_vertices[e]
+            length = 1 + walk(b if a == v else a, k)
+            used.discard(e)
+            if length > best:  # noqa: PLR1730 (max() is a call: too dear in the innermost step)
+                best = length
+        return best
+
+    return walk(start, 0)

@@ -4,13 +4,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from companion.board import Topology, base_frame
-from companion.longest_route import ROAD, SHIP, longest_route
+from companion.longest_route import ROAD, SHIP, longest_route, longest_route_from
 
 TOPO = Topology.of(base_frame())
 
 
-def brute_force(edge_owner, edge_kind, vertex_owner, player) -> int:
-    """Every trail from every corner, no shortcut: the reference."""
+def brute_force(edge_owner, edge_kind, vertex_owner, player, starts=None) -> int:
+    """Every trail from every corner (or from ``starts``), no shortcut: the reference."""
     t = TOPO
     best = 0
 
@@ -27,7 +27,7 @@ def brute_force(edge_owner, edge_kind, vertex_owner, player) -> int:
             a, b = t.edge_vertices[e]
             walk(b if a == v else a, used | {e}, length + 1, edge_kind[e])
 
-    for v in range(len(t.vertices)):
+    for v in range(len(t.vertices)) if starts is None else starts:
         walk(v, frozenset(), 0, 0)
     return best
 
@@ -123,3 +123,20 @@ def test_the_update_keeps_a_longer_route_elsewhere():
     owner[far] = 0
     a, _ = TOPO.edge_vertices[far]
     assert longest_route(TOPO, owner, kind, vowner, 0, start=a, known=5) == 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(networks)
+def test_the_routes_from_each_corner_equal_the_brute_force_search(net):
+    owner = [-1] * len(TOPO.edges)
+    kind = [0] * len(TOPO.edges)
+    for e, (p, k) in net["pieces"].items():
+        owner[e], kind[e] = p, k
+    vowner = [-1] * len(TOPO.vertices)
+    for v, p in net["buildings"].items():
+        vowner[v] = p
+    for e, (player, _) in net["pieces"].items():
+        for start in TOPO.edge_vertices[e]:
+            assert longest_route_from(TOPO, owner, kind, vowner, player, start) == brute_force(
+                owner, kind, vowner, player, [start]
+            )
