@@ -7,9 +7,6 @@ consistent state; the public state comes from the Table's own snapshot.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import ipaddress
 import json
 import logging
 import secrets
@@ -18,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, session
+from flask import Blueprint, Response, jsonify, session
 
 from companion.actions import (
     ActionError,
@@ -30,11 +27,26 @@ from companion.actions import (
 )
 from companion.board import SCENARIO_BOARD_KINDS, Piece, Vertex
 from companion.game import Game, IllegalAction, Phase
-from companion.journal import JournalError
 from companion.setup_check import SpecError, check_board
 from companion.stats import board_stats
-from companion.table import ApplyAction, Command, Inspect, Table, Undo
-from web.app import WebContext, error_response
+from companion.table import ApplyAction, Inspect, Undo
+from web.app import WebContext
+from web.common import (
+    ApiError,
+    api_error,
+    applied,
+    call,
+    client_address,
+    current_context,
+    fingerprint,
+    guard,
+    is_loopback,
+    json_body,
+    require_player,
+    table_players,
+    too_many,
+    viewer,
+)
 from web.security import codes_match
 from web.stats import dice_stats
 from web.views import board_layout, redact
@@ -42,9 +54,8 @@ from web.views import board_layout, redact
 log = logging.getLogger(__name__)
 
 api = Blueprint("api", __name__, url_prefix="/api")
-
-#: Methods that change something: they need the CSRF token and count against the post limit.
-UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+api.before_request(guard)
+api.register_error_handler(ApiError, api_error)
 
 #: Roll sources whose dice are the table's own: the tower's (its button, or asked by the host)
 #: and physical dice typed in on the page. The engine's and the host's generators are not
@@ -57,121 +68,10 @@ TOP_OPENINGS = 5
 OFFER_POLL = 0.2
 
 
-class ApiError(Exception):
-    """A request the API refuses: ``status`` and a message that says what to fix."""
-
-    def __init__(self, status: int, message: str, **extra: Any):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.extra = extra
-
-
-@api.errorhandler(ApiError)
-def _api_error(exc: ApiError) -> Response:
-    return error_response(exc.status, exc.message, **exc.extra)
-
-
-def _ctx() -> WebContext:
-    return current_app.extensions["catan"]
-
-
-def _client() -> str:
-    return request.remote_addr or "unknown"
-
-
-def _too_many(limiter_name: str) -> ApiError:
-    ctx = _ctx()
-    limiter = getattr(ctx, limiter_name)
-    wait = limiter.retry_after(_client())
-    return ApiError(429, f"too many requests; try again in {wait} s", retry_after=wait)
-
-
-@api.before_request
-def _guard() -> None:
-    ctx = _ctx()
-    if not ctx.api_limiter.allow(_client()):
-        raise _too_many("api_limiter")
-    if request.method not in UNSAFE_METHODS:
-        return
-    origin = request.headers.get("Origin")
-    if origin is not None and origin != f"{request.scheme}://{request.host}":
-        raise ApiError(403, "requests from another site are refused")
-    token = session.get("csrf")
-    sent = request.headers.get("X-CSRF-Token", "")
-    if not token or not secrets.compare_digest(sent.encode(), token.encode()):
-        raise ApiError(
-            403, "missing or wrong X-CSRF-Token header: GET /api/session and send its csrf"
-        )
-    if not ctx.post_limiter.allow(_client()):
-        raise _too_many("post_limiter")
-
-
-# -- identities ------------------------------------------------------------------------------
-
-
-def _fingerprint(code: str) -> str:
-    """Ties a session to this table code: a binding does not outlive a new code.
-
-    Keyed with the app's secret: the session cookie is signed, not encrypted, and a bare hash
-    of a 6-character code could be reversed by trying every code.
-    """
-    key = current_app.secret_key
-    assert isinstance(key, bytes)  # create_app sets SECRET_KEY to bytes
-    return hmac.new(key, code.encode(), hashlib.sha256).hexdigest()[:32]
-
-
-def _viewer() -> str | None:
-    """The colour this device is bound to, or None for a spectator."""
-    player = session.get("player")
-    if player is None or session.get("table") != _fingerprint(_ctx().table_code):
-        return None
-    return player if player in _players() else None
-
-
-def _require_player() -> str:
-    player = _viewer()
-    if player is None:
-        raise ApiError(403, "this device is a spectator: bind it to a player with the table code")
-    return player
-
-
-def _players() -> list[str]:
-    return [p["color"] for p in _ctx().table.state()["players"]]
-
-
-def _is_loopback() -> bool:
-    # Behind a proxy every request would look local: a forwarded request never is.
-    if "X-Forwarded-For" in request.headers or "Forwarded" in request.headers:
-        return False
-    try:
-        return ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        return False
-
-
 def _csrf() -> str:
     if "csrf" not in session:
         session["csrf"] = secrets.token_urlsafe(24)
     return session["csrf"]
-
-
-# -- the table -------------------------------------------------------------------------------
-
-
-def _call(command: Command, table: Table | None = None) -> Any:
-    """Send ``command`` to the Table (this app's, unless given: a live stream runs outside the
-    request); turn its refusals into answers that say what to fix."""
-    try:
-        return (table or _ctx().table).call(command)
-    except IllegalAction as exc:
-        raise ApiError(409, str(exc), rule=exc.rule) from None
-    except ActionError as exc:
-        raise ApiError(400, str(exc)) from None
-    except JournalError as exc:
-        raise ApiError(503, str(exc)) from None
-    except TimeoutError:
-        raise ApiError(503, "the table is not answering; is the companion running?") from None
 
 
 def viewer_state(ctx: WebContext, player: str | None) -> dict[str, Any]:
@@ -188,18 +88,11 @@ def viewer_state(ctx: WebContext, player: str | None) -> dict[str, Any]:
         view["parts"] = dict(table.parts)
         return view
 
-    return _call(Inspect(read), table)
+    return call(Inspect(read), table)
 
 
 def _redacted(update: dict[str, Any], player: str | None) -> list[dict[str, Any]]:
     return [redact(e, player) for e in update.get("events", ())]
-
-
-def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise ApiError(400, "send a JSON object with Content-Type: application/json")
-    return data
 
 
 # -- endpoints -------------------------------------------------------------------------------
@@ -209,40 +102,40 @@ def _body() -> dict[str, Any]:
 def get_session() -> Response:
     return jsonify(
         {
-            "player": _viewer(),
-            "players": _players(),
+            "player": viewer(),
+            "players": table_players(),
             "csrf": _csrf(),
-            "can_show_code": _ctx().show_code_to_loopback and _is_loopback(),
+            "can_show_code": current_context().show_code_to_loopback and is_loopback(),
         }
     )
 
 
 @api.get("/table-code")
 def get_table_code() -> Response:
-    ctx = _ctx()
-    if not (ctx.show_code_to_loopback and _is_loopback()):
+    ctx = current_context()
+    if not (ctx.show_code_to_loopback and is_loopback()):
         raise ApiError(403, "the table code is shown only on the companion's own screen")
     return jsonify({"code": ctx.table_code})
 
 
 @api.post("/bind")
 def bind() -> Response:
-    ctx = _ctx()
-    if not ctx.bind_limiter.allow(_client()):
-        raise _too_many("bind_limiter")
-    data = _body()
+    ctx = current_context()
+    if not ctx.bind_limiter.allow(client_address()):
+        raise too_many("bind_limiter")
+    data = json_body()
     code, player = data.get("code"), data.get("player")
     if not isinstance(code, str) or not code.strip():
         raise ApiError(400, "code: enter the table code shown on the big screen")
-    players = _players()
+    players = table_players()
     if player not in players:
         raise ApiError(400, f"player: choose one of {', '.join(players)}")
     if not codes_match(code, ctx.table_code):
         raise ApiError(403, "code: that is not this table's code; check the big screen")
     session["player"] = player
-    session["table"] = _fingerprint(ctx.table_code)
+    session["table"] = fingerprint(ctx.table_code)
     session["csrf"] = secrets.token_urlsafe(24)  # a new binding gets a new token
-    log.info("a device from %s is bound to %s", _client(), player)
+    log.info("a device from %s is bound to %s", client_address(), player)
     return jsonify({"player": player, "csrf": session["csrf"]})
 
 
@@ -255,8 +148,8 @@ def unbind() -> Response:
 
 @api.get("/state")
 def get_state() -> Response:
-    ctx = _ctx()
-    player = _viewer()
+    ctx = current_context()
+    player = viewer()
     state = viewer_state(ctx, player)
     state["recent"] = [
         {"version": u["version"], "source": u.get("source"), "events": _redacted(u, player)}
@@ -278,12 +171,12 @@ def get_board() -> Response:
             "ships": game.rules.ships,
         }
 
-    return jsonify(_call(Inspect(read)))
+    return jsonify(call(Inspect(read)))
 
 
 @api.get("/actions")
 def get_actions() -> Response:
-    player = _require_player()
+    player = require_player()
 
     def read(game: Game) -> dict[str, Any]:
         trade = (
@@ -312,14 +205,14 @@ def get_actions() -> Response:
             "domestic_trade": trade,
         }
 
-    return jsonify(_call(Inspect(read)))
+    return jsonify(call(Inspect(read)))
 
 
 @api.post("/actions")
 def post_action() -> Response:
-    player = _require_player()
+    player = require_player()
     try:
-        action = action_from_json(_body())
+        action = action_from_json(json_body())
     except ActionError as exc:
         raise ApiError(400, str(exc)) from None
     if action.player != player:
@@ -330,49 +223,38 @@ def post_action() -> Response:
         raise ApiError(
             400, "domestic_trade: offer it with POST /api/offers; the partner accepts it"
         )
-    events = _call(ApplyAction(action, source="web"))
-    state = _ctx().table.state()
-    return jsonify(
-        {
-            "events": [redact(e, player) for e in events],
-            "version": state["version"],
-            "action_count": state["action_count"],
-        }
-    )
+    events = call(ApplyAction(action, source="web"))
+    return applied([redact(e, player) for e in events])
 
 
 @api.post("/undo")
 def post_undo() -> Response:
-    player = _require_player()
-    table = _ctx().table
+    player = require_player()
+    table = current_context().table
 
     def last_player(game: Game) -> str | None:
         return table.jgame.history[-1].player if table.jgame.history else None
 
     # A player takes back their own last action, not someone else's. (Another action may
     # slip in between this check and the undo; at a table that is a rare, visible race.)
-    last = _call(Inspect(last_player))
+    last = call(Inspect(last_player))
     if last is not None and last != player:
         raise ApiError(403, f"the last action is {last}'s: only {last} can undo it")
-    events = _call(Undo(source="web"))
-    state = _ctx().table.state()
-    return jsonify(
-        {"events": events, "version": state["version"], "action_count": state["action_count"]}
-    )
+    return applied(call(Undo(source="web")))
 
 
 @api.get("/offers")
 def get_offers() -> Response:
-    player = _require_player()
-    ctx = _ctx()
+    player = require_player()
+    ctx = current_context()
     return jsonify({"offers": ctx.offers.involving(player, ctx.table.state()["turn"])})
 
 
 @api.post("/offers")
 def post_offer() -> Response:
-    player = _require_player()
-    ctx = _ctx()
-    data = _body()
+    player = require_player()
+    ctx = current_context()
+    data = json_body()
     partner = data.get("partner")
     if not isinstance(partner, str) or not partner:
         raise ApiError(400, "partner: choose the player to trade with")
@@ -387,7 +269,7 @@ def post_offer() -> Response:
         game.resolve(action)  # the rules' verdict as things stand; the state is unchanged
         return game.turn_number
 
-    turn = _call(Inspect(check))
+    turn = call(Inspect(check))
     offer = ctx.offers.add(player, partner, give.to_json(), get.to_json(), turn)
     log.info("%s offers %s a trade: %s for %s", player, partner, offer["give"], offer["get"])
     response = jsonify({"offer": offer})
@@ -396,7 +278,7 @@ def post_offer() -> Response:
 
 
 def _open_offer(offer_id: int) -> dict[str, Any]:
-    offer = _ctx().offers.get(offer_id, _ctx().table.state()["turn"])
+    offer = current_context().offers.get(offer_id, current_context().table.state()["turn"])
     if offer is None:
         raise ApiError(404, "that offer is no longer open")
     return offer
@@ -404,8 +286,8 @@ def _open_offer(offer_id: int) -> dict[str, Any]:
 
 @api.post("/offers/<int:offer_id>/accept")
 def accept_offer(offer_id: int) -> Response:
-    player = _require_player()
-    ctx = _ctx()
+    player = require_player()
+    ctx = current_context()
     offer = _open_offer(offer_id)
     if offer["to"] != player:
         raise ApiError(403, f"only {offer['to']} can accept this offer")
@@ -414,18 +296,14 @@ def accept_offer(offer_id: int) -> Response:
     action = DomesticTrade(
         offer["from"], offer["to"], Cards.from_json(offer["give"]), Cards.from_json(offer["get"])
     )
-    events = _call(ApplyAction(action, source="web"))
-    state = ctx.table.state()
-    return jsonify(
-        {"events": events, "version": state["version"], "action_count": state["action_count"]}
-    )
+    return applied(call(ApplyAction(action, source="web")))
 
 
 @api.post("/offers/<int:offer_id>/decline")
 def decline_offer(offer_id: int) -> Response:
     """The partner declines, or the proposer withdraws."""
-    player = _require_player()
-    ctx = _ctx()
+    player = require_player()
+    ctx = current_context()
     offer = _open_offer(offer_id)
     if player not in (offer["from"], offer["to"]):
         raise ApiError(403, "this offer is between other players")
@@ -435,7 +313,7 @@ def decline_offer(offer_id: int) -> Response:
 
 @api.get("/stats")
 def get_stats() -> Response:
-    ctx = _ctx()
+    ctx = current_context()
     table = ctx.table
 
     def read(game: Game) -> dict[str, Any]:
@@ -451,7 +329,7 @@ def get_stats() -> Response:
             "setup": _setup(game),
         }
 
-    return jsonify(_call(Inspect(read)))
+    return jsonify(call(Inspect(read)))
 
 
 def _board_stats(game: Game) -> dict[str, Any]:
@@ -483,7 +361,7 @@ def _setup(game: Game) -> dict[str, Any]:
 @api.get("/proposals")
 def get_proposals() -> Response:
     """What the camera proposes (to confirm) and what it saw that the game does not allow."""
-    ctx = _ctx()
+    ctx = current_context()
     camera = ctx.table.state()["parts"].get("camera")
     link = ctx.camera_link
     pending = link.pending() if link is not None else {"proposals": [], "discrepancies": []}
@@ -493,8 +371,8 @@ def get_proposals() -> Response:
 @api.post("/proposals/<int:item_id>/confirm")
 def confirm_proposal(item_id: int) -> Response:
     """Apply a camera proposal, with the choice it asks for (e.g. the robber's victim)."""
-    _require_player()
-    choice = _body().get("choice")
+    require_player()
+    choice = json_body().get("choice")
     if choice is not None and not isinstance(choice, str):
         raise ApiError(400, "choice: must be a player's colour or left out")
     link = _camera_link()
@@ -511,7 +389,7 @@ def confirm_proposal(item_id: int) -> Response:
 @api.post("/proposals/<int:item_id>/dismiss")
 def dismiss_proposal(item_id: int) -> Response:
     """Drop a proposal or a discrepancy the table has dealt with."""
-    _require_player()
+    require_player()
     link = _camera_link()
     try:
         link.dismiss(item_id)
@@ -526,8 +404,8 @@ def camera_view() -> Response:
 
     For a bound phone or the big screen only: the camera may see cards in someone's hand.
     """
-    ctx = _ctx()
-    if _viewer() is None and not _is_loopback():
+    ctx = current_context()
+    if viewer() is None and not is_loopback():
         raise ApiError(403, "bind this phone to a player to see the camera")
     view = ctx.camera_view() if ctx.camera_view is not None else None
     if view is None:
@@ -542,7 +420,7 @@ def _camera_version(ctx: WebContext) -> str | None:
 
 
 def _camera_link() -> Any:
-    link = _ctx().camera_link
+    link = current_context().camera_link
     if link is None:
         raise ApiError(409, "no camera is connected: enter what happens with the controls")
     return link
@@ -558,12 +436,12 @@ def _sse(event: str, data: Any, event_id: int | None = None) -> str:
 
 @api.get("/events")
 def events() -> Response:
-    ctx = _ctx()
+    ctx = current_context()
     with ctx.streams_lock:
         if ctx.streams >= ctx.max_streams:
             raise ApiError(503, "too many open live pages; close one and reload")
         ctx.streams += 1
-    player = _viewer()
+    player = viewer()
     try:
         # Subscribe before reading the state, so no update falls between the two.
         sub = ctx.table.subscribe()

@@ -25,14 +25,22 @@ from flask.blueprints import BlueprintSetupState
 from calibration.camera import CalibrationError
 from calibration.profiles import ProfileError, ProfileStore
 from calibration.wizard import CalibrationWizard, WizardError
-from web.api import ApiError, _api_error, _body, _guard, _is_loopback, _players, _viewer
-from web.app import WebContext
+from web.common import (
+    ApiError,
+    api_error,
+    current_context,
+    guard,
+    is_loopback,
+    json_body,
+    table_players,
+    viewer,
+)
 
 log = logging.getLogger(__name__)
 
 calibration = Blueprint("calibration", __name__, url_prefix="/api/calibration")
-calibration.before_request(_guard)
-calibration.register_error_handler(ApiError, _api_error)
+calibration.before_request(guard)
+calibration.register_error_handler(ApiError, api_error)
 
 #: JPEG quality of the live preview: a phone on Wi-Fi reloads it twice a second.
 PREVIEW_QUALITY = 70
@@ -55,17 +63,13 @@ def _setup(state: BlueprintSetupState) -> None:
     state.app.extensions["calibration"] = WizardSlot()
 
 
-def _ctx() -> WebContext:
-    return current_app.extensions["catan"]
-
-
 def _slot() -> WizardSlot:
     return current_app.extensions["calibration"]
 
 
 def _require_control() -> None:
-    ctx = _ctx()
-    if _viewer() is None and not (ctx.show_code_to_loopback and _is_loopback()):
+    ctx = current_context()
+    if viewer() is None and not (ctx.show_code_to_loopback and is_loopback()):
         raise ApiError(
             403,
             "calibration is for a device bound to a player or the companion's own screen: "
@@ -81,7 +85,7 @@ def _wizard() -> CalibrationWizard:
 
 
 def _frame() -> np.ndarray:
-    camera = _ctx().camera
+    camera = current_context().camera
     if camera is None:
         raise ApiError(503, "no camera is connected to the companion")
     try:
@@ -96,31 +100,31 @@ def _frame() -> np.ndarray:
 
 
 def _answer(state: dict[str, object]) -> Response:
-    return jsonify({"active": True, "camera": _ctx().camera is not None, **state})
+    return jsonify({"active": True, "camera": current_context().camera is not None, **state})
 
 
 @calibration.get("")
 def get_state() -> Response:
     wizard = _slot().wizard
     if wizard is None:
-        return jsonify({"active": False, "camera": _ctx().camera is not None})
+        return jsonify({"active": False, "camera": current_context().camera is not None})
     return _answer(wizard.state())
 
 
 @calibration.post("/start")
 def start() -> Response:
     _require_control()
-    name = _body().get("profile")
+    name = json_body().get("profile")
     if not isinstance(name, str):
         raise ApiError(400, "profile: give the table's profile name, e.g. kitchen-table")
-    if _ctx().camera is None:
+    if current_context().camera is None:
         raise ApiError(503, "no camera is connected to the companion")
     slot = _slot()
     with slot.lock:
         store = slot.store or ProfileStore()
         try:
             # A stored profile is updated step by step; steps not redone keep what they had.
-            wizard = CalibrationWizard(store, name, players=_players())
+            wizard = CalibrationWizard(store, name, players=table_players())
         except ProfileError as exc:
             raise ApiError(400, str(exc)) from None
         slot.store = store
@@ -181,4 +185,4 @@ def stop() -> Response:
     slot = _slot()
     with slot.lock:
         slot.wizard = None
-    return jsonify({"active": False, "camera": _ctx().camera is not None})
+    return jsonify({"active": False, "camera": current_context().camera is not None})

@@ -37,19 +37,27 @@ from flask import (
 
 from companion.dice_table import Hold, RollFree, TableDiceGame, table_action_from_json
 from companion.dicegame import FACES, Build, ExchangeGold, UseJoker
-from companion.game import IllegalAction
-from companion.journal import JournalError
 from companion.table import ApplyAction, Inspect, Table
-from web.api import ApiError, _api_error, _body, _call, _guard, _require_player
 from web.app import create_app, error_response
+from web.common import (
+    ApiError,
+    api_error,
+    applied,
+    call,
+    current_context,
+    guard,
+    json_body,
+    require_player,
+    table_refusals,
+)
 from web.server import WebServer
 
 log = logging.getLogger(__name__)
 
 dice = Blueprint("dice", __name__)
-# The board game's API guards: rate limits, the CSRF token, refusals as JSON.
-dice.before_request(_guard)
-dice.register_error_handler(ApiError, _api_error)
+# The API guards shared with the board game: rate limits, the CSRF token, refusals as JSON.
+dice.before_request(guard)
+dice.register_error_handler(ApiError, api_error)
 
 #: Seconds to wait for a roll (the tower answers in milliseconds; a lost tower times out first).
 ROLL_TIMEOUT = 10.0
@@ -121,13 +129,6 @@ def _roller() -> Roller:
     return current_app.extensions["dice"].roll
 
 
-def _answer(events: list[dict[str, Any]]) -> Response:
-    state = current_app.extensions["catan"].table.state()
-    return jsonify(
-        {"events": events, "version": state["version"], "action_count": state["action_count"]}
-    )
-
-
 # -- the page --------------------------------------------------------------------------------
 
 
@@ -160,8 +161,8 @@ def options(game: TableDiceGame, player: str) -> dict[str, Any]:
 
 @dice.get("/api/dice/options")
 def get_options() -> Response:
-    player = _require_player()
-    return jsonify(_call(Inspect(lambda game: options(game, player))))
+    player = require_player()
+    return jsonify(call(Inspect(lambda game: options(game, player))))
 
 
 # -- acting ----------------------------------------------------------------------------------
@@ -177,27 +178,27 @@ def _own(data: dict[str, Any], player: str) -> dict[str, Any]:
 
 @dice.post("/api/dice/actions")
 def post_action() -> Response:
-    player = _require_player()
+    player = require_player()
     try:
-        action = table_action_from_json(_own(_body(), player))
+        action = table_action_from_json(_own(json_body(), player))
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
-    return _answer(_call(ApplyAction(action, source="web")))
+    return applied(call(ApplyAction(action, source="web")))
 
 
 @dice.post("/api/dice/hold")
 def post_hold() -> Response:
-    player = _require_player()
-    held = _body().get("dice")
+    player = require_player()
+    held = json_body().get("dice")
     if not isinstance(held, list):
         raise ApiError(400, "dice: give the list of die numbers to hold (0 for the first)")
-    return _answer(_call(ApplyAction(Hold(player, tuple(held)), source="web")))
+    return applied(call(ApplyAction(Hold(player, tuple(held)), source="web")))
 
 
 @dice.post("/api/dice/roll")
 def post_roll() -> Response:
     """Roll the free dice: the tower throws (or the host); ``faces`` types in physical dice."""
-    player = _require_player()
+    player = require_player()
     data = request.get_json(silent=True) if request.content_length else {}
     if not isinstance(data, dict):
         raise ApiError(400, "send a JSON object (or nothing) with Content-Type: application/json")
@@ -210,22 +211,11 @@ def post_roll() -> Response:
         )
     else:
         action = RollFree(player, "manual", tuple(faces))
-        future = _ctx_table().post(ApplyAction(action, source="web"))
-    try:
+        future = current_context().table.post(ApplyAction(action, source="web"))
+    # The dice game refuses a roll it cannot take (an unknown source) with a plain ValueError.
+    with table_refusals("the dice did not come; is the tower plugged in?", malformed=ValueError):
         events = future.result(ROLL_TIMEOUT)
-    except IllegalAction as exc:
-        raise ApiError(409, str(exc), rule=exc.rule) from None
-    except JournalError as exc:
-        raise ApiError(503, str(exc)) from None
-    except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
-    except TimeoutError:
-        raise ApiError(503, "the dice did not come; is the tower plugged in?") from None
-    return _answer(events)
-
-
-def _ctx_table() -> Table:
-    return current_app.extensions["catan"].table
+    return applied(events)
 
 
 __all__ = ["create_dice_app", "options", "serve_dice_table"]
