@@ -18,9 +18,12 @@ name the hexes whose numbers and resources it relies on::
 
 from __future__ import annotations
 
+import json
 import random
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +57,7 @@ from companion.game import Game, IllegalAction, Phase, Rules
 from companion.journal import JournaledGame
 from companion.layouts import BASE_HARBOR_SITES
 from companion.longest_route import SHIP
+from companion.scenario import SCENARIO_DIR
 
 F, P, G, H, M, D = (
     Terrain.FOREST,
@@ -256,6 +260,21 @@ def refusal(game: Game, action: object) -> IllegalAction:
         game.apply(action)  # type: ignore[arg-type]
     assert game.snapshot() == before
     return info.value
+
+
+def scenario_copy(tmp_path: Path, name: str, mutate: Callable[[dict[str, Any]], object]) -> Path:
+    """The packaged scenario file ``name`` as a home-made one: its JSON after ``mutate(data)``,
+    written as ``tmp_path/<name>.json`` for a test of what the loader or the checker says."""
+    data = json.loads((SCENARIO_DIR / f"{name}.json").read_text())
+    mutate(data)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def hook_entry(holder: dict[str, Any], hook: str) -> dict[str, Any]:
+    """The entry of ``hook`` in the ``hooks`` list of a scenario file's JSON (or a layout's)."""
+    return next(h for h in holder["hooks"] if h["hook"] == hook)
 
 
 def dev_count(game: Game, color: str, card: DevCard) -> int:

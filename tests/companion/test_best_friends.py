@@ -28,6 +28,7 @@ from conftest import (
     refusal,
     road_chain,
     roll,
+    scenario_copy,
     set_hand,
 )
 
@@ -58,7 +59,7 @@ from companion.hooks.best_friends import (
     _structures,
 )
 from companion.layouts import random_board
-from companion.scenario import SCENARIO_DIR, load_scenario
+from companion.scenario import load_scenario
 from companion.setup_check import check_board
 
 COLORS6 = ["red", "blue", "white", "orange", "green", "brown"]
@@ -194,10 +195,9 @@ def test_the_supply_per_player_count_is_the_files_choice(players):
 
 
 def test_a_table_overrides_the_supply_in_the_scenario_file(tmp_path):
-    data = json.loads((SCENARIO_DIR / "best-friends.json").read_text())
-    data["layouts"]["4"]["hooks"][0]["favours"] = BOX
-    path = tmp_path / "bf.json"
-    path.write_text(json.dumps(data))
+    path = scenario_copy(
+        tmp_path, "best-friends", lambda d: d["layouts"]["4"]["hooks"][0].update(favours=BOX)
+    )
     s = load_scenario(path, 4, seed=2)
     assert state(Game(s.board, COLORS6[:4], s.rules, rng=1))["supply"] == BOX
 
@@ -206,10 +206,11 @@ def test_the_checker_refuses_more_favours_than_the_box_holds(tmp_path, capsys):
     """BB-BF-FAVOURS (§7.5), through check-setup on a file that asks too much."""
     from companion.cli import main
 
-    data = json.loads((SCENARIO_DIR / "best-friends.json").read_text())
-    data["layouts"]["3"]["hooks"][0]["favours"]["traders"] = 13
-    path = tmp_path / "bf.json"
-    path.write_text(json.dumps(data))
+    path = scenario_copy(
+        tmp_path,
+        "best-friends",
+        lambda d: d["layouts"]["3"]["hooks"][0]["favours"].update(traders=13),
+    )
     with pytest.raises(ValueError, match="BB-BF-FAVOURS.*13 traders favours"):
         load_scenario(path, 3, seed=1)
     s = load_scenario("best-friends", 3, seed=4)

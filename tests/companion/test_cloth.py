@@ -8,11 +8,21 @@ tribe islands' north corners (numbers 2, 3, 4, 5), the odd ones on their south c
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
-from conftest import Script, buy_card, network, refusal, roll, sail, sea_path, set_hand
+from conftest import (
+    Script,
+    buy_card,
+    hook_entry,
+    network,
+    refusal,
+    roll,
+    sail,
+    scenario_copy,
+    sea_path,
+    set_hand,
+)
 
 from companion.actions import (
     BuildSettlement,
@@ -30,7 +40,7 @@ from companion.actions import (
 from companion.board import Edge, Terrain, Vertex
 from companion.game import Game, Phase
 from companion.hooks.cloth import ClothTrade, PirateTakesCloth
-from companion.scenario import SCENARIO_DIR, ScenarioError, load_scenario
+from companion.scenario import ScenarioError, load_scenario
 from companion.setup_check import check_board
 
 COLORS = ["red", "blue", "white", "orange"]
@@ -155,16 +165,8 @@ def test_the_tribe_islands_never_change_while_the_main_islands_do():
     assert len({tuple(b.tiles[h] for h in main) for b in boards}) > 1
 
 
-def _copy(tmp_path, mutate):
-    data = json.loads((SCENARIO_DIR / "cloth-for-catan.json").read_text())
-    mutate(data)
-    path = tmp_path / "cloth.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def _cloth_hook(data):
-    return next(h for h in data["hooks"] if h["hook"] == "cloth_trade")
+    return hook_entry(data, "cloth_trade")
 
 
 @pytest.mark.parametrize(
@@ -178,7 +180,7 @@ def _cloth_hook(data):
 )
 def test_s6_villages_reports_wrong_villages(tmp_path, mutate, message):
     with pytest.raises(ScenarioError, match=message):
-        load_scenario(_copy(tmp_path, mutate), 4, seed=1)
+        load_scenario(scenario_copy(tmp_path, "cloth-for-catan", mutate), 4, seed=1)
 
 
 # -- founding (4.6.3-4.6.5) ---------------------------------------------------------------------

@@ -7,11 +7,22 @@ harbour token and a card, and on the east coast; blue and white found in the sou
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
-from conftest import Script, V, buy_card, network, refusal, roll, sail, sea_path, set_hand
+from conftest import (
+    Script,
+    V,
+    buy_card,
+    hook_entry,
+    network,
+    refusal,
+    roll,
+    sail,
+    scenario_copy,
+    sea_path,
+    set_hand,
+)
 
 from companion.actions import (
     DEV_CARDS,
@@ -34,7 +45,7 @@ from companion.actions import (
 from companion.board import Edge, Resource, Terrain, Vertex, edge
 from companion.game import Game, Phase
 from companion.hooks.forgotten_tribe import PlaceGiftHarbor, TakeGiftCard, TribeGifts
-from companion.scenario import SCENARIO_DIR, ScenarioError, load_scenario
+from companion.scenario import ScenarioError, load_scenario
 from companion.setup_check import check_board
 
 COLORS = ["red", "blue", "white", "orange"]
@@ -169,16 +180,8 @@ def test_the_three_rightmost_main_hexes_never_carry_5_6_8_or_9():
     assert "S5-RIGHT3-NUMBERS" in {v.rule for v in check_board(board, s.setup, 4).violations}
 
 
-def _copy(tmp_path, mutate):
-    data = json.loads((SCENARIO_DIR / "forgotten-tribe.json").read_text())
-    mutate(data)
-    path = tmp_path / "tribe.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def _gift_hook(data):
-    return next(h for h in data["hooks"] if h["hook"] == "tribe_gifts")
+    return hook_entry(data, "tribe_gifts")
 
 
 @pytest.mark.parametrize(
@@ -208,7 +211,7 @@ def _gift_hook(data):
 )
 def test_s5_gifts_reports_wrong_marks(tmp_path, mutate, message):
     with pytest.raises(ScenarioError, match=message):
-        load_scenario(_copy(tmp_path, mutate), 4, seed=1)
+        load_scenario(scenario_copy(tmp_path, "forgotten-tribe", mutate), 4, seed=1)
 
 
 def test_s5_gifts_reports_a_harbour_token_off_the_small_islands():

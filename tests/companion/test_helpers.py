@@ -8,7 +8,6 @@ parameter of the scenario's hook, so a test deals the helper it needs to the sea
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -27,6 +26,7 @@ from conftest import (
     refusal,
     road_chain,
     roll,
+    scenario_copy,
     set_hand,
 )
 
@@ -55,7 +55,7 @@ from companion.hooks.helpers import (
     Helpers,
     stack_problems,
 )
-from companion.scenario import SCENARIO_DIR, load_scenario
+from companion.scenario import load_scenario
 from companion.setup_check import check_board
 
 SEATS = ["red", "blue", "white", "orange", "green", "brown"]
@@ -129,11 +129,11 @@ def test_the_checker_and_the_loader_refuse_a_wrong_stack(tmp_path, capsys):
     """BB-HELPER-STACK (§7.5) on the file's stack, and check-setup on a board of it."""
     from companion.cli import main
 
-    data = json.loads((SCENARIO_DIR / "helpers.json").read_text())
-    stack = data["layouts"]["4"]["hooks"][0]["stack"]
-    stack[0], stack[1] = stack[1], stack[0]
-    path = tmp_path / "helpers.json"
-    path.write_text(json.dumps(data))
+    def swap_first_two(data):
+        stack = data["layouts"]["4"]["hooks"][0]["stack"]
+        stack[0], stack[1] = stack[1], stack[0]
+
+    path = scenario_copy(tmp_path, "helpers", swap_first_two)
     with pytest.raises(ValueError, match="numbered cards 1 to 6"):
         load_scenario(path, 4, seed=1)
     s = load_scenario("helpers", 4, seed=1)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from conftest import Script, buy_card, give, refusal, set_hand
+from conftest import Script, buy_card, give, hook_entry, refusal, set_hand
 
 from companion.actions import (
     BuildCity,
@@ -53,7 +53,7 @@ FILE = json.loads((SCENARIO_DIR / "pirate-islands.json").read_text())
 
 
 def spec(players: int = 4) -> dict[str, Any]:
-    return next(h for h in FILE["layouts"][str(players)]["hooks"] if h["hook"] == "pirate_islands")
+    return hook_entry(FILE["layouts"][str(players)], "pirate_islands")
 
 
 def pirate_game(players: int = 4, rng: Any = None, **params: Any) -> Game:

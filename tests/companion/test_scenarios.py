@@ -7,7 +7,7 @@ from collections import Counter, deque
 from dataclasses import replace
 
 import pytest
-from conftest import Script, set_hand
+from conftest import Script, scenario_copy, set_hand
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,16 +94,8 @@ def test_a_missing_player_count_is_reported():
         load_scenario("new-shores", 6)
 
 
-def _copy(tmp_path, mutate):
-    data = json.loads((SCENARIO_DIR / "new-shores.json").read_text())
-    mutate(data)
-    path = tmp_path / "mine.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def test_a_home_made_scenario_loads_by_path(tmp_path):
-    path = _copy(tmp_path, lambda d: d["rules"].update(victory_points=12))
+    path = scenario_copy(tmp_path, "new-shores", lambda d: d["rules"].update(victory_points=12))
     assert load_scenario(path, 4, seed=1).rules.victory_points == 12
 
 
@@ -147,7 +139,7 @@ def test_a_home_made_scenario_loads_by_path(tmp_path):
 )
 def test_a_broken_scenario_file_says_what_is_wrong(tmp_path, mutate, message):
     with pytest.raises(ScenarioError, match=message):
-        load_scenario(_copy(tmp_path, mutate), 4, seed=1)
+        load_scenario(scenario_copy(tmp_path, "new-shores", mutate), 4, seed=1)
 
 
 def test_garbage_is_not_a_scenario(tmp_path):

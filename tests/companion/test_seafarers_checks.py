@@ -4,13 +4,13 @@ Catan); S5-GIFTS and S6-VILLAGES are tested with their scenarios."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
+from conftest import hook_entry, scenario_copy
 
 from companion.board import Terrain, Tile
-from companion.scenario import SCENARIO_DIR, ScenarioError, load_scenario
+from companion.scenario import ScenarioError, load_scenario
 from companion.setup_check import check_board
 
 
@@ -56,12 +56,11 @@ def test_fog_islands_grey_spaces_start_empty(players):
 
 
 def _fog_file(tmp_path, mutate):
-    data = json.loads((SCENARIO_DIR / "fog-islands.json").read_text())
-    for layout in data["layouts"].values():
-        mutate(next(h for h in layout["hooks"] if h["hook"] == "exploration")["stack"])
-    path = tmp_path / "fog.json"
-    path.write_text(json.dumps(data))
-    return path
+    def mutate_stacks(data):
+        for layout in data["layouts"].values():
+            mutate(hook_entry(layout, "exploration")["stack"])
+
+    return scenario_copy(tmp_path, "fog-islands", mutate_stacks)
 
 
 @pytest.mark.parametrize(
