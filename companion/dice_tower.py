@@ -14,14 +14,12 @@ light shows whose turn it is. The board LEDs have no hexes to light and stay dar
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from companion.dice_table import RollFree
-from companion.table import ApplyAction, ReportPart, Subscription, Table
-from companion.tower_link import PLAYER_RGB
+from companion.table import ApplyAction, ReportPart, Table
+from companion.tower_link import TowerOutputs
 from firmware_bridge.dice import DiceRoll, DiceSource
 from firmware_bridge.protocol import RESOURCE_FACES, ButtonMode, DiceKind
 
@@ -31,38 +29,18 @@ log = logging.getLogger(__name__)
 CONNECTED = "connected: its button rolls the free dice"
 
 
-class DiceTowerLink:
+class DiceTowerLink(TowerOutputs):
     """Connects one tower to one dice-game Table. ``start()`` it once both are running."""
 
     def __init__(self, table: Table, tower: Any):
-        self.table = table
-        self.tower = tower
-        self._unsubscribe: Callable[[], None] | None = None
-        self._sub: Subscription | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__(table, tower)
         #: the faces of the tower's latest throw (what its display shows after a roll)
         self._throw: tuple[str, ...] | None = None
-        #: the version of the Table's latest update the tower has been shown
-        self.shown_version = 0
-        self._shown = threading.Condition()
 
     def start(self) -> None:
         self.tower.set_button_mode(ButtonMode.ROLL, DiceKind.RESOURCE)
         self.tower.set_leds([])
-        self._unsubscribe = self.tower.subscribe(self._on_tower_event)
-        self._sub = self.table.subscribe()
-        self._thread = threading.Thread(target=self._drive_outputs, name="dice-tower", daemon=True)
-        self._thread.start()
-        self.table.post(ReportPart("tower", True, CONNECTED))
-        self._show_turn(self.table.state())
-
-    def stop(self) -> None:
-        if self._unsubscribe:
-            self._unsubscribe()
-        if self._sub:
-            self._sub.close()
-        if self._thread:
-            self._thread.join(timeout=2)
+        self._start("dice-tower", CONNECTED)
 
     # -- in: the tower's throws ----------------------------------------------------------------
 
@@ -102,27 +80,6 @@ class DiceTowerLink:
 
     # -- out: the dice and the turn light ------------------------------------------------------
 
-    def _drive_outputs(self) -> None:
-        assert self._sub is not None
-        while not self._sub.closed:
-            update = self._sub.get(timeout=0.5)
-            if update is None:
-                continue
-            if update.get("type") == "events":
-                try:
-                    self._show(update)
-                except Exception as exc:  # the tower failing must not stop the link
-                    log.warning("dice tower: %s", exc)
-                    self.table.post(ReportPart("tower", False, str(exc)))
-            with self._shown:
-                self.shown_version = update["version"]
-                self._shown.notify_all()
-
-    def wait_shown(self, version: int, timeout: float = 5.0) -> bool:
-        """Wait until the tower shows the Table's update ``version`` (True) or time runs out."""
-        with self._shown:
-            return self._shown.wait_for(lambda: self.shown_version >= version, timeout)
-
     def _show(self, update: dict[str, Any]) -> None:
         for event in update["events"]:
             if event["type"] == "rolled":
@@ -142,12 +99,5 @@ class DiceTowerLink:
         return tuple(RESOURCE_FACES.index(f) for f in faces[: len(RESOURCE_FACES)])
 
     def _show_turn(self, state: dict[str, Any]) -> None:
-        current = state["current"]
-        if current is None:
-            return
-        names = [p["color"] for p in state["players"]]
-        try:
-            self.tower.set_player(names.index(current), PLAYER_RGB.get(current, (255, 255, 255)))
-        except Exception as exc:
-            log.warning("dice tower: %s", exc)
-            self.table.post(ReportPart("tower", False, str(exc)))
+        if state["current"] is not None:  # a finished dice game has no turn to light
+            super()._show_turn(state)

@@ -44,8 +44,11 @@ class Tower(Protocol):
     def set_player(self, index: int, color: tuple[int, int, int]) -> None: ...
 
 
-class TowerLink:
-    """Connects one tower to one Table. ``start()`` it once both are running."""
+class TowerOutputs:
+    """What a link between one Table and one tower does whatever the game: a thread of its own
+    shows the Table's updates on the tower (:meth:`_show`, the game's), so a slow or failing
+    tower is reported as a part that is down and never blocks the game; the turn light; and
+    :meth:`wait_shown` for whoever needs the tower to have caught up."""
 
     def __init__(self, table: Table, tower: Any):
         self.table = table
@@ -57,12 +60,14 @@ class TowerLink:
         self.shown_version = 0
         self._shown = threading.Condition()
 
-    def start(self) -> None:
+    def _start(self, thread_name: str, detail: str) -> None:
+        """Listen to the tower, start showing the Table's updates, and report the tower up
+        with ``detail`` (what the page says of it)."""
         self._unsubscribe = self.tower.subscribe(self._on_tower_event)
         self._sub = self.table.subscribe()
-        self._thread = threading.Thread(target=self._drive_outputs, name="tower-out", daemon=True)
+        self._thread = threading.Thread(target=self._drive_outputs, name=thread_name, daemon=True)
         self._thread.start()
-        self.table.post(ReportPart("tower", True, "connected"))
+        self.table.post(ReportPart("tower", True, detail))
         self._show_turn(self.table.state())
 
     def stop(self) -> None:
@@ -72,6 +77,53 @@ class TowerLink:
             self._sub.close()
         if self._thread:
             self._thread.join(timeout=2)
+
+    def _on_tower_event(self, event: Any) -> None:
+        """What the tower reports (a roll, a lost connection), as the game takes it."""
+        raise NotImplementedError
+
+    def _show(self, update: dict[str, Any]) -> None:
+        """Show the Table's ``update`` (its events) on the tower, as the game shows it."""
+        raise NotImplementedError
+
+    def _drive_outputs(self) -> None:
+        assert self._sub is not None
+        while not self._sub.closed:
+            update = self._sub.get(timeout=0.5)
+            if update is None:
+                continue
+            if update.get("type") == "events":
+                try:
+                    self._show(update)
+                except Exception as exc:  # the tower failing must not stop the link
+                    self._report_failure(exc)
+            with self._shown:
+                self.shown_version = update["version"]
+                self._shown.notify_all()
+
+    def wait_shown(self, version: int, timeout: float = 5.0) -> bool:
+        """Wait until the tower shows the Table's update ``version`` (True) or time runs out."""
+        with self._shown:
+            return self._shown.wait_for(lambda: self.shown_version >= version, timeout)
+
+    def _show_turn(self, state: dict[str, Any]) -> None:
+        colors = [p["color"] for p in state["players"]]
+        current = state["current"]
+        try:
+            self.tower.set_player(colors.index(current), PLAYER_RGB.get(current, (255, 255, 255)))
+        except Exception as exc:
+            self._report_failure(exc)
+
+    def _report_failure(self, exc: Exception) -> None:
+        log.warning("dice tower: %s", exc)
+        self.table.post(ReportPart("tower", False, str(exc)))
+
+
+class TowerLink(TowerOutputs):
+    """Connects one tower to one Table. ``start()`` it once both are running."""
+
+    def start(self) -> None:
+        self._start("tower-out", "connected")
 
     # -- in: the tower's rolls -----------------------------------------------------------------
 
@@ -100,27 +152,6 @@ class TowerLink:
 
     # -- out: LEDs and the turn light ----------------------------------------------------------
 
-    def _drive_outputs(self) -> None:
-        assert self._sub is not None
-        while not self._sub.closed:
-            update = self._sub.get(timeout=0.5)
-            if update is None:
-                continue
-            if update.get("type") == "events":
-                try:
-                    self._show(update)
-                except Exception as exc:  # the tower failing must not stop the link
-                    log.warning("dice tower: %s", exc)
-                    self.table.post(ReportPart("tower", False, str(exc)))
-            with self._shown:
-                self.shown_version = update["version"]
-                self._shown.notify_all()
-
-    def wait_shown(self, version: int, timeout: float = 5.0) -> bool:
-        """Wait until the tower shows the Table's update ``version`` (True) or time runs out."""
-        with self._shown:
-            return self._shown.wait_for(lambda: self.shown_version >= version, timeout)
-
     def _show(self, update: dict[str, Any]) -> None:
         for event in update["events"]:
             if event["type"] == "rolled":
@@ -134,12 +165,3 @@ class TowerLink:
                 self.tower.light_hexes(producing, PRODUCING_RGB)
             elif event["type"] == "turn":
                 self._show_turn(self.table.state())
-
-    def _show_turn(self, state: dict[str, Any]) -> None:
-        colors = [p["color"] for p in state["players"]]
-        current = state["current"]
-        try:
-            self.tower.set_player(colors.index(current), PLAYER_RGB.get(current, (255, 255, 255)))
-        except Exception as exc:
-            log.warning("dice tower: %s", exc)
-            self.table.post(ReportPart("tower", False, str(exc)))
