@@ -5,6 +5,7 @@ Each command lives in its own module, which exposes ``add_arguments(parser)`` an
 command that needs OpenCV does not slow down one that does not.
 
 Exit codes: 0 success, 2 bad input (one line on standard error, never a traceback), 1 failure.
+A reader of standard output that goes away (``| head -1``) ends the command quietly, with 0.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import argparse
 import importlib
 import importlib.util
 import logging
+import os
+import select
 import sys
 from collections.abc import Sequence
 
@@ -93,7 +96,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(importlib.import_module(module).run(args) or 0)
+        code = int(importlib.import_module(module).run(args) or 0)
+        # Flush inside the try: a reader that went away is then noticed here, not at
+        # interpreter exit, where Python reports it and exits 120.
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError as exc:
+        if not _stdout_reader_gone():
+            # A pipe or socket of the command's own broke (a tower, a page): a real failure.
+            print(f"catan-companion: {exc}", file=sys.stderr)
+            return 1
+        # The reader of our output went away (`| head -1`): not an error of ours, so end
+        # quietly. Standard output now points at devnull, so the flush at exit does not fail
+        # again (the Python docs' advice for SIGPIPE, which Python ignores).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
     except (UsageError, ValueError, OSError) as exc:
         # ValueError and OSError subclasses raised for bad input carry a message meant for
         # the user (BoardError, IllegalAction, JournalError, a missing file...).
@@ -101,10 +120,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head`): not an error of ours.
-        sys.stderr.close()
-        return 0
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe or socket whose reading end is closed.
+
+    A write end whose readers are all gone polls as an error (POLLERR), at once and for good.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a non-file, or closed
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0))
 
 
 if __name__ == "__main__":  # pragma: no cover
