@@ -7,10 +7,9 @@ set-up record says which kind of game it holds).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
+from companion.commands.replay import print_outcome
 from companion.dice_table import JournaledDiceGame, action_of_record, fresh_game
 from companion.game import Event
 
@@ -63,27 +62,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"-- turn {turn + 1}: {player}")
             print(f"{n:5d}  {line}")
         score = {p: game.score(p) for p in game.players}
-        if args.json:
-            out = {
-                "game": "dice",
-                "variant": game.variant.value,
-                "actions": lines,
-                "score": score,
-                "winners": list(game.winners),
-                "damage": None if jg.damage is None else str(jg.damage),
-            }
-            json.dump(out, sys.stdout)
-            sys.stdout.write("\n")
-        else:
-            print("score: " + ", ".join(f"{p} {s}" for p, s in score.items()))
-            if game.winners:
-                print(f"winner: {', '.join(game.winners)}")
-        if jg.damage is not None:
-            print(
-                f"catan-companion: {jg.damage} (replayed the {len(jg.history)} actions before it)",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
+        document = {
+            "game": "dice",
+            "variant": game.variant.value,
+            "actions": lines,
+            "score": score,
+            "winners": list(game.winners),
+        }
+        return print_outcome(args, document, score, list(game.winners), jg)
     finally:
         jg.close()

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from companion.actions import Action, action_to_json
-from companion.dice_table import is_dice_config
+from companion.dice_table import JournaledDiceGame, is_dice_config
 from companion.game import Event
 from companion.journal import Journal, JournaledGame, game_from_config
 
@@ -105,25 +105,34 @@ def run(args: argparse.Namespace) -> int:
             print(f"{i:5d}  {line}")
         final = jg.game
         score = {c: final.victory_points(i) for i, c in enumerate(final.players)}
-        if args.json:
-            out = {
-                "actions": turns,
-                "score": score,
-                "winner": final.winner_color,
-                "damage": None if jg.damage is None else str(jg.damage),
-            }
-            json.dump(out, sys.stdout)
-            sys.stdout.write("\n")
-        else:
-            print("score: " + ", ".join(f"{c} {vp}" for c, vp in score.items()))
-            if final.winner_color:
-                print(f"winner: {final.winner_color}")
-        if jg.damage is not None:
-            print(
-                f"catan-companion: {jg.damage} (replayed the {len(jg.history)} actions before it)",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
+        winner = final.winner_color
+        document = {"actions": turns, "score": score, "winner": winner}
+        return print_outcome(args, document, score, [winner] if winner else [], jg)
     finally:
         jg.close()
+
+
+def print_outcome(
+    args: argparse.Namespace,
+    document: dict[str, Any],
+    score: dict[str, int],
+    winners: list[str],
+    jg: JournaledGame | JournaledDiceGame,
+) -> int:
+    """The end of a replay: ``document`` and the journal's damage as the one JSON document
+    (``--json``), or the score and the winners in lines; a damaged journal says so on stderr
+    and exits 1."""
+    if args.json:
+        json.dump({**document, "damage": None if jg.damage is None else str(jg.damage)}, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print("score: " + ", ".join(f"{c} {vp}" for c, vp in score.items()))
+        if winners:
+            print(f"winner: {', '.join(winners)}")
+    if jg.damage is not None:
+        print(
+            f"catan-companion: {jg.damage} (replayed the {len(jg.history)} actions before it)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
