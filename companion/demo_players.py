@@ -53,7 +53,7 @@ from companion.actions import (
 from companion.board import Board, Piece, edge_midpoint, hex_center, vertex_position
 from companion.bots import GreedyBot
 from companion.game import Game, IllegalAction, Phase
-from companion.longest_route import SHIP
+from companion.reconcile import game_pieces
 from companion.table import ApplyAction, Inspect, Table
 
 if TYPE_CHECKING:
@@ -75,21 +75,11 @@ def table_board(game: Game) -> Board:
     """What the physical table shows when it agrees with ``game``: the board with the game's
     pieces, robber and pirate."""
     t = game.topology
-    pieces = [
-        Piece("settlement" if game.vertex_level[v] == 1 else "city", game.players[o], vertex=name)
-        for v, (name, o) in enumerate(zip(t.vertices, game.vertex_owner, strict=True))
-        if o != -1
-    ]
-    pieces += [
-        Piece("ship" if game.edge_kind[e] == SHIP else "road", game.players[o], edge=name)
-        for e, (name, o) in enumerate(zip(t.edges, game.edge_owner, strict=True))
-        if o != -1
-    ]
     return replace(
         game.board,
         robber=t.hexes[game.robber] if game.robber is not None else None,
         pirate=t.hexes[game.pirate] if game.pirate is not None else None,
-        pieces=pieces,
+        pieces=game_pieces(game),
     )
 
 

@@ -132,6 +132,32 @@ class Reconciliation:
         return not self.proposals and not self.discrepancies
 
 
+def game_pieces(game: Game) -> list[Piece]:
+    """The pieces of ``game`` as a camera sees them when the table agrees with the game:
+    settlements and cities on corners, then roads and ships on sides.
+
+    >>> from companion.layouts import random_board
+    >>> from companion.actions import BuildSettlement
+    >>> from companion.board import Vertex
+    >>> game = Game(random_board(4, seed=1), ["red", "blue", "white"], rng=1)
+    >>> _ = game.apply(BuildSettlement("red", Vertex(0, 0, "N")))
+    >>> [(p.kind, p.color) for p in game_pieces(game)]
+    [('settlement', 'red')]
+    """
+    t = game.topology
+    pieces = [
+        Piece("settlement" if game.vertex_level[v] == 1 else "city", game.players[o], vertex=name)
+        for v, (name, o) in enumerate(zip(t.vertices, game.vertex_owner, strict=True))
+        if o != -1
+    ]
+    pieces += [
+        Piece("ship" if game.edge_kind[e] == SHIP else "road", game.players[o], edge=name)
+        for e, (name, o) in enumerate(zip(t.edges, game.edge_owner, strict=True))
+        if o != -1
+    ]
+    return pieces
+
+
 def _name(x: Iterable[Any]) -> str:
     return "(" + ", ".join(str(v) for v in x) + ")"
 

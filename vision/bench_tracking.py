@@ -65,6 +65,7 @@ from companion.camera_link import CameraLink
 from companion.game import Game, Phase
 from companion.journal import JournaledGame
 from companion.layouts import random_board
+from companion.reconcile import game_pieces
 from companion.table import ApplyAction, Inspect, Table
 from vision.capture import SceneStep, SyntheticGameSource
 from vision.synth.render import Conditions
@@ -124,18 +125,7 @@ class StepPlan:
 
 def board_of(game: Game) -> Board:
     """The game's board with its pieces and robber, as the renderer draws it."""
-    t = game.topology
-    pieces = [
-        Piece("settlement" if game.vertex_level[v] == 1 else "city", game.players[o], vertex=name)
-        for v, (name, o) in enumerate(zip(t.vertices, game.vertex_owner, strict=True))
-        if o != -1
-    ]
-    pieces += [
-        Piece("road", game.players[o], edge=name)
-        for name, o in zip(t.edges, game.edge_owner, strict=True)
-        if o != -1
-    ]
-    return replace(game.board, robber=t.hexes[game.robber], pieces=pieces)
+    return replace(game.board, robber=game.topology.hexes[game.robber], pieces=game_pieces(game))
 
 
 def where(action: Action) -> tuple[float, float]:

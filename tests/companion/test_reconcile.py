@@ -11,26 +11,19 @@ from companion.board import Edge, Piece, Vertex, vertex_edges
 from companion.bots import GreedyBot
 from companion.game import Game, Phase
 from companion.layouts import random_board
-from companion.reconcile import Seen, reconcile
+from companion.reconcile import Seen, game_pieces, reconcile
 
 PLAYERS = ["red", "blue", "white"]
 
 
 def seen_of(game: Game, **kw: object) -> Seen:
     """What a perfect camera sees of ``game`` (the pieces, robber and numbers)."""
-    t = game.topology
-    pieces = [
-        Piece("settlement" if game.vertex_level[v] == 1 else "city", game.players[o], vertex=name)
-        for v, (name, o) in enumerate(zip(t.vertices, game.vertex_owner, strict=True))
-        if o != -1
-    ]
-    pieces += [
-        Piece("road", game.players[o], edge=name)
-        for name, o in zip(t.edges, game.edge_owner, strict=True)
-        if o != -1
-    ]
     numbers = {h: tile.number for h, tile in game.board.tiles.items() if tile.number is not None}
-    fields = {"pieces": pieces, "robber": t.hexes[game.robber], "numbers": numbers}
+    fields = {
+        "pieces": game_pieces(game),
+        "robber": game.topology.hexes[game.robber],
+        "numbers": numbers,
+    }
     fields.update(kw)
     return Seen(**fields)  # type: ignore[arg-type]
 
