@@ -28,6 +28,7 @@ from web_helpers import (
     dice_for,
     inspect,
     make_beacon_table,
+    make_scenario_table,
     make_sea_table,
     make_table,
     numbers_of,
@@ -813,16 +814,6 @@ def test_a_canal_tile_is_played_from_the_phone(browser: Any, tmp_path: Path) -> 
         table.stop()
 
 
-def _scenario_table(path: Path, scenario: str, players: list[str]) -> Table:
-    from companion.journal import JournaledGame
-    from companion.scenario import load_scenario
-
-    s = load_scenario(scenario, len(players), seed=1)
-    table = Table(JournaledGame.create(path, s.board, players, s.rules, seed=1))
-    table.start()
-    return table
-
-
 def _click_and_wait(device: Device, table: Table, name: str) -> None:
     """Click the scenario panel's button ``name`` and wait until the page shows its result."""
     before = _version(table)
@@ -840,7 +831,9 @@ def test_best_friends_favours_are_drawn_and_gifts_answered_on_the_phones(
     from companion.actions import MoveRobber
     from companion.hooks.best_friends import GUILD_NAMES
 
-    table = _scenario_table(tmp_path / "bf.sqlite", "best-friends", ["red", "blue", "white"])
+    table = make_scenario_table(
+        tmp_path / "bf.sqlite", "best-friends", ["red", "blue", "white"], seed=1
+    )
     server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
     try:
         screen = Device(browser, server.url, SCREEN)
@@ -920,7 +913,7 @@ def test_helpers_are_shown_used_and_exchanged_on_the_phones(browser: Any, tmp_pa
     exchanges the card for another from the display."""
     from companion.hooks.helpers import HELPERS, _earns
 
-    table = _scenario_table(tmp_path / "h.sqlite", "helpers", ["red", "blue", "white"])
+    table = make_scenario_table(tmp_path / "h.sqlite", "helpers", ["red", "blue", "white"], seed=1)
     server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
     try:
         screen = Device(browser, server.url, SCREEN)
@@ -966,14 +959,11 @@ def test_a_scenarios_tokens_are_drawn_on_the_board(
 ) -> None:
     """Cloth for Catan's villages (their numbers on the corners) and the Forgotten Tribe's
     gifts on the coasts ("1" a Catan chip, "?" a card) are drawn from the panel's tokens."""
-    from companion.journal import JournaledGame
     from companion.scenario import load_scenario
 
     s = load_scenario(scenario, 4, seed=1)
     colors = ["red", "blue", "white", "orange"]
-    game = JournaledGame.create(tmp_path / "s.sqlite", s.board, colors, s.rules)
-    table = Table(game)
-    table.start()
+    table = make_scenario_table(tmp_path / "s.sqlite", scenario, colors, seed=None)
     server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
     try:
         entry = next(h for h in s.rules.hooks if h["hook"] == hook)

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
-from web_helpers import CODE, bind, error_of, inspect, play_founding
+from web_helpers import CODE, bind, error_of, inspect, make_scenario_table, play_founding
 
 from companion.actions import RollDice
-from companion.journal import JournaledGame
-from companion.scenario import load_scenario
 from companion.table import ApplyAction, Table
 from web.app import create_app
 
@@ -20,10 +18,7 @@ PLAYERS = ["red", "blue", "white", "orange"]
 
 @pytest.fixture(name="table")
 def table_fixture(tmp_path: Path) -> Iterator[Table]:
-    s = load_scenario("pirate-islands", 4, seed=1)
-    game = JournaledGame.create(tmp_path / "pi.sqlite", s.board, PLAYERS, s.rules, seed=3)
-    table = Table(game)
-    table.start()
+    table = make_scenario_table(tmp_path / "pi.sqlite", "pirate-islands", PLAYERS)
     yield table
     table.stop()
 

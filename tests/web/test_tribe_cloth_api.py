@@ -8,22 +8,13 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
-from web_helpers import CODE, bind, error_of, first_legal, inspect
+from web_helpers import CODE, bind, error_of, first_legal, inspect, make_scenario_table
 
 from companion.actions import RollDice
-from companion.journal import JournaledGame
-from companion.scenario import load_scenario
 from companion.table import ApplyAction, Inspect, Table
 from web.app import create_app
 
 PLAYERS = ["red", "blue", "white", "orange"]
-
-
-def make_table(path: Path, scenario: str) -> Table:
-    s = load_scenario(scenario, 4, seed=1)
-    table = Table(JournaledGame.create(path, s.board, PLAYERS, s.rules, seed=3))
-    table.start()
-    return table
 
 
 def found_and_roll(table: Table) -> None:
@@ -39,14 +30,14 @@ def found_and_roll(table: Table) -> None:
 
 @pytest.fixture(name="tribe")
 def tribe_fixture(tmp_path: Path) -> Iterator[Table]:
-    table = make_table(tmp_path / "t.sqlite", "forgotten-tribe")
+    table = make_scenario_table(tmp_path / "t.sqlite", "forgotten-tribe", PLAYERS)
     yield table
     table.stop()
 
 
 @pytest.fixture(name="cloth")
 def cloth_fixture(tmp_path: Path) -> Iterator[Table]:
-    table = make_table(tmp_path / "c.sqlite", "cloth-for-catan")
+    table = make_scenario_table(tmp_path / "c.sqlite", "cloth-for-catan", PLAYERS)
     yield table
     table.stop()
 

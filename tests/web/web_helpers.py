@@ -24,6 +24,7 @@ from companion.game import Event, Game, IllegalAction, Phase, Rules
 from companion.hooks.base import Hook
 from companion.journal import JournaledGame
 from companion.layouts import random_board
+from companion.scenario import load_scenario
 from companion.table import ApplyAction, Inspect, Table
 from web.app import create_app
 
@@ -34,6 +35,17 @@ PLAYERS = ["red", "blue", "white"]
 def make_table(path: Path, players: list[str] | None = None, **kw: Any) -> Table:
     game = JournaledGame.create(path, random_board(4, seed=11), players or PLAYERS, seed=3)
     table = Table(game, **kw)
+    table.start()
+    return table
+
+
+def make_scenario_table(
+    path: Path, scenario: str, players: list[str], seed: int | None = 3
+) -> Table:
+    """A started Table of the packaged ``scenario`` for ``players``: its map drawn with seed 1,
+    its game (dice, draws) with ``seed``."""
+    s = load_scenario(scenario, len(players), seed=1)
+    table = Table(JournaledGame.create(path, s.board, players, s.rules, seed=seed))
     table.start()
     return table
 
