@@ -498,16 +498,16 @@ class Game:
 
     def public_victory_points(self, p: int) -> int:
         """Victory points everyone can see (RULES.md 1.13.1, without hidden VP cards)."""
-        vp = self.building_points[p] + self.special_vp[p]
+        return self.victory_points(p) - self.dev_hands[p][VICTORY_POINT]
+
+    def victory_points(self, p: int) -> int:
+        """All victory points of seat ``p``, hidden VP cards included."""
+        vp = self.building_points[p] + self.special_vp[p] + self.dev_hands[p][VICTORY_POINT]
         if self.longest_road == p:
             vp += 2
         if self.largest_army == p:
             vp += 2
         return vp
-
-    def victory_points(self, p: int) -> int:
-        """All victory points of seat ``p``, hidden VP cards included."""
-        return self.public_victory_points(p) + self.dev_hands[p][VICTORY_POINT]
 
     # -- the public API ----------------------------------------------------------------------
 
@@ -595,7 +595,21 @@ class Game:
         if journal is not None:
             journal(resolved)
         self._version += 1
-        events = self._execute(resolved)
+        p = self._seat[resolved.player]
+        cls = type(resolved)
+        execute = _EXECUTE.get(cls)
+        if execute is None:
+            events = self._hook_actions[cls].execute(self, p, resolved)
+        else:
+            events = execute(self, p, resolved)
+        # An action that gives no points cannot win (unless a scenario's hooks give points
+        # or a say of their own); the others are checked after every move on one's own turn.
+        if (
+            (self.hooks or cls not in _GIVES_NO_POINTS)
+            and self.phase != _GAME_OVER
+            and p == self.current
+        ):
+            self._check_victory(p, events)
         self.actions_applied += 1
         return events
 
@@ -1367,25 +1381,7 @@ class Game:
             for x in targets:
                 out.append(MoveShip(me, t.edges[e], t.edges[x]))
 
-    # -- execution (no checks: everything was checked in resolve) ----------------------------
-
-    def _execute(self, a: Action) -> list[Event]:
-        p = self._seat[a.player]
-        cls = type(a)
-        execute = _EXECUTE.get(cls)
-        if execute is None:
-            events = self._hook_actions[cls].execute(self, p, a)
-        else:
-            events = execute(self, p, a)
-        # An action that gives no points cannot win (unless a scenario's hooks give points
-        # or a say of their own); the others are checked after every move on one's own turn.
-        if (
-            (self.hooks or cls not in _GIVES_NO_POINTS)
-            and self.phase != _GAME_OVER
-            and p == self.current
-        ):
-            self._check_victory(p, events)
-        return events
+    # -- execution (no checks: everything was checked in resolve; see apply) ----------------
 
     def _pay(self, p: int, cost: Sequence[int]) -> None:
         hand = self.hands[p]
