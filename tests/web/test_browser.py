@@ -23,8 +23,15 @@ from typing import Any
 
 import pytest
 from web_helpers import (
+    ARTIFACTS,
     CODE,
+    NEEDS_CHROMIUM,
+    PHONE,
+    SCREEN,
+    WAIT_MS,
+    BrowserDevice,
     beacons_fixture,  # noqa: F401  (a fixture, used by name)
+    browser_fixture,  # noqa: F401  (a fixture, used by name)
     dice_for,
     inspect,
     make_beacon_table,
@@ -42,36 +49,7 @@ from companion.table import ApplyAction, Table, Undo
 from web.app import create_app
 from web.server import WebServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
-PHONE = {"width": 360, "height": 740}
-SCREEN = {"width": 1920, "height": 1080}
-#: Generous bound for the page to catch up with the table (a sanity bound, not a benchmark).
-WAIT_MS = 10_000
-
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
-)
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture
@@ -83,20 +61,14 @@ def served(tmp_path: Path) -> Iterator[tuple[Table, WebServer]]:
     table.stop()
 
 
-class Device:
-    """One browser context: a phone or the big screen, with its page's errors collected."""
+class Device(BrowserDevice):
+    """The board game's page on a phone or the big screen; the API's refusals the browser logs
+    are kept apart from the page's errors (the page shows their message)."""
 
     def __init__(self, browser: Any, url: str, viewport: dict[str, int], scheme: str = "light"):
-        self.context = browser.new_context(viewport=viewport, color_scheme=scheme)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(WAIT_MS)
-        self.errors: list[str] = []
         #: requests the API refused (the browser logs them; the page shows their message)
         self.refusals: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("console", self._console)
-        self.page.goto(url + "/")
-        self.page.wait_for_selector(".player")
+        super().__init__(browser, url, viewport, ".player", color_scheme=scheme)
 
     def _console(self, message: Any) -> None:
         if message.type != "error":
@@ -106,12 +78,6 @@ class Device:
         else:
             self.errors.append(message.text)
 
-    def bind(self, player: str) -> None:
-        self.page.fill("#bind-code", CODE.lower())
-        self.page.select_option("#bind-player", player)
-        self.page.get_by_role("button", name="Join as this player", exact=True).click()
-        self.page.wait_for_selector("#bound:not([hidden])")
-
     def wait_version(self, version: int) -> None:
         self.page.wait_for_function("v => Number(document.body.dataset.version) >= v", arg=version)
 
@@ -120,13 +86,6 @@ class Device:
         self.page.wait_for_function(
             "v => Number(document.getElementById('controls').dataset.version) >= v", arg=version
         )
-
-    def shot(self, name: str) -> Path:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        path = ARTIFACTS / f"{name}.png"
-        self.page.evaluate("window.scrollTo(0, 0)")  # else the sticky header lands mid-page
-        self.page.screenshot(path=str(path), full_page=True)
-        return path
 
     def unnamed_controls(self) -> list[str]:
         """Visible controls a screen reader could not name (no label, text or aria-label)."""
@@ -138,9 +97,6 @@ class Device:
                                   || (el.labels && el.labels.length)))
                 .map((el) => el.outerHTML.slice(0, 80))"""
         )
-
-    def close(self) -> None:
-        self.context.close()
 
 
 def _version(table: Table) -> int:

@@ -18,9 +18,16 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-import test_browser
-from test_browser import CHROMIUM, PHONE, SCREEN, Device
-from web_helpers import CODE, PLAYERS, make_table
+from test_browser import Device
+from web_helpers import (
+    CODE,
+    NEEDS_CHROMIUM,
+    PHONE,
+    PLAYERS,
+    SCREEN,
+    browser_fixture,  # noqa: F401  (a fixture, used by name)
+    make_table,
+)
 
 from calibration.pattern import Pattern
 from calibration.profiles import DATA_ENV, ProfileStore
@@ -30,12 +37,7 @@ from vision.synth.render import Conditions, render_board
 from web.app import create_app
 from web.server import WebServer
 
-#: The browser tests' chromium, shared by name (pytest finds a fixture by its attribute name).
-browser = test_browser.browser
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
-)
+pytestmark = NEEDS_CHROMIUM
 
 
 class FakeCamera:

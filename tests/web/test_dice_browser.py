@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import CODE
+from web_helpers import (
+    CODE,
+    NEEDS_CHROMIUM,
+    PHONE,
+    SCREEN,
+    BrowserDevice,
+    browser_fixture,  # noqa: F401  (a fixture, used by name)
+)
 
 from companion.dice_table import JournaledDiceGame, RollFree
 from companion.dicegame import BASIC_SHEET, PENALTY, Build, EndTurn
@@ -24,21 +31,7 @@ from companion.table import ApplyAction, Table
 from web.dice_api import create_dice_app
 from web.server import WebServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]  # fmt: skip
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
-PHONE = {"width": 360, "height": 740}
-SCREEN = {"width": 1920, "height": 1080}
-#: Generous bound for the page to catch up with the table (a sanity bound, not a benchmark).
-WAIT_MS = 10_000
-
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
-)
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
-)
+pytestmark = NEEDS_CHROMIUM
 
 #: What the stand-in tower throws, in order (six faces a throw, by die position).
 THROWS = [
@@ -59,14 +52,6 @@ class StandInTower:
         return self.table.post(ApplyAction(RollFree(player, "tower", self.throws.pop(0)), source))
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Table, WebServer]]:
     table = Table(JournaledDiceGame.create(tmp_path / "dice.sqlite", ["ann", "ben"]))
@@ -77,24 +62,11 @@ def served(tmp_path: Path) -> Iterator[tuple[Table, WebServer]]:
     table.stop()
 
 
-class Device:
-    """One browser context (a phone or the big screen), with its page's errors collected."""
+class Device(BrowserDevice):
+    """The dice game's page on a phone or the big screen."""
 
     def __init__(self, browser: Any, url: str, viewport: dict[str, int]):
-        self.context = browser.new_context(viewport=viewport)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(WAIT_MS)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.goto(url + "/")
-        self.page.wait_for_selector(".sheet")
-
-    def bind(self, player: str) -> None:
-        self.page.fill("#bind-code", CODE.lower())
-        self.page.select_option("#bind-player", player)
-        self.page.get_by_role("button", name="Join as this player", exact=True).click()
-        self.page.wait_for_selector("#bound:not([hidden])")
+        super().__init__(browser, url, viewport, ".sheet")
 
     def wait_version(self, version: int) -> None:
         """Until the page shows the Table's update ``version`` and its controls follow it."""
@@ -109,14 +81,6 @@ class Device:
 
     def die(self, i: int) -> Any:
         return self.page.locator(f'#dice button[data-die="{i}"]')
-
-    def shot(self, name: str) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        self.page.evaluate("window.scrollTo(0, 0)")
-        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-    def close(self) -> None:
-        self.context.close()
 
 
 def tap(device: Device, table: Table, name: str) -> None:

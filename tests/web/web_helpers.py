@@ -298,3 +298,75 @@ def make_beacon_table(path: Path, players: list[str]) -> Table:
     table = Table(JournaledGame.create(path, random_board(4, seed=11), players, rules, seed=3))
     table.start()
     return table
+
+
+# -- browser tests (Playwright driving Debian's chromium) ----------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+#: Where the browser tests' screenshots go (gitignored).
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
+PHONE = {"width": 360, "height": 740}
+SCREEN = {"width": 1920, "height": 1080}
+#: Generous bound for the page to catch up with the table (a sanity bound, not a benchmark).
+WAIT_MS = 10_000
+#: A browser test module's ``pytestmark``.
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
+)
+
+
+@pytest.fixture(name="browser", scope="module")
+def browser_fixture() -> Iterator[Any]:
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+    )
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class BrowserDevice:
+    """One browser context (a phone or the big screen) on ``url``, its page's errors collected;
+    ready once ``ready_selector`` is on the page."""
+
+    def __init__(
+        self, browser: Any, url: str, viewport: dict[str, int], ready_selector: str, **context: Any
+    ):
+        self.context = browser.new_context(viewport=viewport, **context)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(WAIT_MS)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", self._console)
+        self.page.goto(url + "/")
+        self.page.wait_for_selector(ready_selector)
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def bind(self, player: str) -> None:
+        self.page.fill("#bind-code", CODE.lower())
+        self.page.select_option("#bind-player", player)
+        self.page.get_by_role("button", name="Join as this player", exact=True).click()
+        self.page.wait_for_selector("#bound:not([hidden])")
+
+    def shot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.evaluate("window.scrollTo(0, 0)")  # else the sticky header lands mid-page
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def close(self) -> None:
+        self.context.close()
