@@ -105,6 +105,18 @@ _CLUSTER = 18.0
 UNKNOWN = -1
 EMPTY = 0
 
+# Standing pieces (hex radii): a building is read where the middle of its height projects, a
+# road where the middle of its thickness does (a settlement is about a third of a hex radius
+# tall, a road a tenth thick).
+_BUILDING_MID = 0.15
+_ROAD_MID = 0.05
+#: A single photo's sites are ground, not pieces, when more than this fraction of their
+#: surroundings has their colour (the real photos of boards-dev: light tile borders read as
+#: white roads, brown hills as brown pieces; see docs/vision-tracking.md).
+GROUND_CONTEXT = 0.25
+# A focal length above this many image sizes is a top-down view: no tilt to measure.
+_MAX_FOCAL = 20.0
+
 # Site geometry, in hex radii.
 _CORE_RADIUS = 0.12  # a building covers at least this disc around its corner
 _AREA_RADIUS = 0.42  # ... and at most this one (a city's wing)
@@ -118,6 +130,75 @@ _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be ther
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
 _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a city
 _SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
+
+
+def shaded_class(
+    cls: tuple[tuple[float, float, float], tuple[float, float, float]], factor: float
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """A colour class as it looks on a face that gets ``factor`` (0..1) of the light.
+
+    The linear RGB of the class mean is scaled (a shadow dims a surface, it does not change its
+    hue); the spread is kept, scaled in L* like the mean.
+
+    >>> (lab, _), (dark, _) = PLAYER_CLASSES["blue"], shaded_class(PLAYER_CLASSES["blue"], 0.5)
+    >>> dark[0] < lab[0] and abs(dark[2]) < abs(lab[2])
+    True
+    """
+    mean, std = cls
+    lab = np.array([[mean]], np.float32)
+    linear = cv2.cvtColor(lab, cv2.COLOR_Lab2RGB)
+    # Lab2RGB gives gamma-encoded sRGB: dim in linear light, then encode again.
+    lin = np.where(linear <= 0.04045, linear / 12.92, ((linear + 0.055) / 1.055) ** 2.4) * factor
+    enc = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
+    out = cv2.cvtColor(enc.astype(np.float32), cv2.COLOR_RGB2Lab)[0, 0]
+    ratio = out[0] / max(mean[0], 1e-6)
+    spread = (std[0] * ratio, std[1], std[2])
+    return (tuple(round(float(x), 2) for x in out), spread)  # type: ignore[return-value]
+
+
+def camera_position(
+    homography: np.ndarray, image_size: tuple[int, int]
+) -> tuple[float, float, float] | None:
+    """The camera's centre over the board plane, ``(x, y, height)`` in hex radii.
+
+    A photo's homography from the board plane is ``K [r1 r2 t]`` up to scale. With square pixels
+    and the principal point at the image centre (a phone or a webcam), ``K`` has one unknown,
+    the focal length, which the orthonormality of ``r1`` and ``r2`` gives; the camera's centre
+    is then ``-R^T t``.
+
+    Args:
+        homography: float (3, 3) board plane -> image pixels.
+        image_size: (width, height) of the image.
+
+    Returns:
+        The centre, or None when the view is too near top-down for the focal length to be
+        measured (a standing piece then appears at its foot anyway).
+
+    >>> camera_position(np.diag([50.0, 50.0, 1.0]), (640, 480)) is None
+    True
+    """
+    w, h = image_size
+    shift = np.array([[1.0, 0.0, -w / 2.0], [0.0, 1.0, -h / 2.0], [0.0, 0.0, 1.0]])
+    a = shift @ np.asarray(homography, np.float64)
+    a1, a2 = a[:, 0], a[:, 1]
+    # Unknown u = 1 / f^2: r1 . r2 = 0 and |r1| = |r2|, each linear in u.
+    coef = np.array(
+        [a1[0] * a2[0] + a1[1] * a2[1], a1[0] ** 2 + a1[1] ** 2 - a2[0] ** 2 - a2[1] ** 2]
+    )
+    const = np.array([a1[2] * a2[2], a1[2] ** 2 - a2[2] ** 2])
+    denom = float(coef @ coef)
+    if denom == 0.0:
+        return None
+    u = -float(coef @ const) / denom
+    if not u > 0.0 or 1.0 / math.sqrt(u) > _MAX_FOCAL * max(w, h):
+        return None
+    f = 1.0 / math.sqrt(u)
+    m = np.diag([1.0 / f, 1.0 / f, 1.0]) @ a
+    scale = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    rot = np.column_stack([r1, r2, np.cross(r1, r2)])
+    centre = -rot.T @ t
+    return float(centre[0]), float(centre[1]), abs(float(centre[2]))
 
 
 def state_code(colour: int, big: bool) -> int:
@@ -346,6 +427,16 @@ class PieceDetector:
         prototypes: player colour -> (CIELAB mean, standard deviation) after light
             normalisation; the players' colours only (default :data:`PLAYER_CLASSES`).
         px_per_unit: top-view resolution, pixels per hex radius (>= 12).
+        shades: light factors (0..1) of shadowed plastic: each adds the player colours as
+            they look with that much of the light (:func:`shaded_class`). Real pieces are
+            three-dimensional and their shadowed faces are darker than any render.
+        camera: the camera's centre over the board plane, ``(x, y, height)`` in hex radii
+            (:func:`camera_position`), for standing pieces: each corner is read where a
+            building's middle projects, each side where a road's does. None: pieces are
+            read flat at their corners and sides (the renderer draws them flat).
+        context: a site's colour is the ground's, not a piece's, when more than this
+            fraction of its surroundings has it too (the ring 0.3..0.42 hex radii around a
+            corner; beside a side's road band). 1.0 never rejects.
     """
 
     def __init__(
@@ -357,6 +448,9 @@ class PieceDetector:
         prototypes: Mapping[str, tuple[tuple[float, float, float], tuple[float, float, float]]]
         | None = None,
         px_per_unit: float = 32.0,
+        shades: Sequence[float] = (),
+        camera: Sequence[float] | None = None,
+        context: float = 1.0,
     ):
         if px_per_unit < 12:
             raise ValueError(f"px_per_unit must be at least 12, not {px_per_unit}")
@@ -373,15 +467,29 @@ class PieceDetector:
         # Gold and open sea are only on Seafarers maps; elsewhere they would only steal
         # orange and blue pixels.
         background = [v for k, v in BACKGROUND_CLASSES.items() if ships or k not in _SEAFARERS_ONLY]
-        classes = [protos[c] for c in self.colours] + background
+        players = [protos[c] for c in self.colours]
+        # Each shade is one more class per colour, telling the same colour index.
+        self._class_colour = list(range(len(self.colours)))
+        for factor in shades:
+            players += [shaded_class(protos[c], factor) for c in self.colours]
+            self._class_colour += list(range(len(self.colours)))
+        classes = players + background
         self._means = np.array([m for m, _ in classes], np.float32)
-        spread = np.array([_PLAYER_SPREAD] * len(self.colours) + [1.0] * len(background))
+        spread = np.array([_PLAYER_SPREAD] * len(players) + [1.0] * len(background))
         stds = np.maximum(np.array([sd for _, sd in classes], np.float32), _MIN_STD)
         self._stds = stds * spread[:, None].astype(np.float32)
         if np.any(self._stds <= 0):
             raise ValueError("colour spreads must be positive")
         self._log_norm = 2.0 * np.log(self._stds).sum(axis=1)
         self._lut = self._colour_table()
+        if any(not 0.0 < f < 1.0 for f in shades):
+            raise ValueError(f"shades must be light factors between 0 and 1, not {list(shades)}")
+        if camera is not None and (len(camera) != 3 or not camera[2] > _BUILDING_MID):
+            raise ValueError("camera must be (x, y, height) with the height above the pieces")
+        self.camera = None if camera is None else np.asarray(camera, np.float64)
+        if not 0.0 < context <= 1.0:
+            raise ValueError(f"context must be within 0..1, not {context}")
+        self.context = float(context)
         self.topology = Topology.of(hexes)
         self.hexes = tuple(hexes)
         self.homography = h
@@ -429,9 +537,21 @@ class PieceDetector:
         dist = np.einsum("kpc,kpc->kp", z, z)
         # Diagonal Gaussian classes: squared distance in standard deviations plus log spread.
         cls = np.argmin(dist + self._log_norm[:, None], axis=0)
-        out = np.where(cls < len(self.colours), cls, -1)
+        colour = np.array(self._class_colour + [-1] * (len(self._means) - len(self._class_colour)))
+        out = colour[cls]
         out[dist[cls, np.arange(len(cls))] > _FAR] = -1
         return out.astype(np.int8).reshape(n, n, n)
+
+    def seen_at(self, point: np.ndarray, height: float) -> np.ndarray:
+        """Where the board-plane ``point`` raised by ``height`` hex radii appears on the plane.
+
+        Seen from the camera, a point above the board lies on the plane where the ray through
+        it meets the board: beyond its foot, away from the camera. Without a camera, the point.
+        """
+        if self.camera is None:
+            return point
+        foot, up = self.camera[:2], self.camera[2]
+        return point + height / (up - height) * (point - foot)
 
     def _to_top(self, points: np.ndarray) -> np.ndarray:
         p = np.asarray(points, np.float64).reshape(-1, 2)
@@ -468,7 +588,7 @@ class PieceDetector:
 
         for v, name in enumerate(t.vertices):
             p = np.array(vertex_position(name))
-            c = self._to_top(p)[0]
+            c = self._to_top(self.seen_at(p, _BUILDING_MID))[0]
             add(vcore, flat(c, dist <= _CORE_RADIUS), v)
             add(varea, flat(c, dist <= _AREA_RADIUS), v)
             add(vring, flat(c, (dist > _RING_FROM) & (dist <= _AREA_RADIUS)), v)
@@ -483,7 +603,7 @@ class PieceDetector:
         for e, name in enumerate(t.edges):
             a, b = (np.array(vertex_position(x)) for x in edge_vertices(name))
             mid = (a + b) / 2
-            c = self._to_top(mid)[0]
+            c = self._to_top(self.seen_at(mid, _ROAD_MID))[0]
             s, n = along(off, a - mid, b - mid)
             s = s / np.linalg.norm(b - a)  # offsets are from the midpoint: s in -0.5..0.5
             strip = (np.abs(s) <= (_STRIP_TO - _STRIP_FROM) / 2) & (np.abs(n) <= _STRIP_HALF)
@@ -592,6 +712,7 @@ class PieceDetector:
             return flat.reshape(n, k + 2)
 
         vcore, varea = counts(s.vcore, n_v), counts(s.varea, n_v)
+        vring = counts(s.vring, n_v)
         vband = counts(s.vband, n_v * 3).reshape(n_v, 3, k + 2)
         estrip, eoff = counts(s.estrip, n_e), counts(s.eoff, n_e)
 
@@ -609,7 +730,10 @@ class PieceDetector:
                 e_state[e], e_conf[e] = UNKNOWN, 0.0
                 continue
             ship = self.sea_edges[e] and off_frac[e] > _SHIP_OFF
-            if best_frac[e] >= _PRESENT or (ship and best_frac[e] >= _PRESENT / 2):
+            # A road's colour beside it as much as on it is the ground's (a light border, a
+            # brown hill), not a piece's; a ship's hull lies across its side.
+            ground = not ship and off_frac[e] > self.context
+            if not ground and (best_frac[e] >= _PRESENT or (ship and best_frac[e] >= _PRESENT / 2)):
                 e_state[e] = state_code(int(best[e]), bool(ship))
                 e_conf[e] = _confidence(best_frac[e], _PRESENT)
             else:
@@ -620,6 +744,7 @@ class PieceDetector:
         v_size = np.maximum(s.vsize["vcore"], 1)
         v_cov = vcore[:, 0] / v_size
         vfrac = vcore[:, 2:] / v_size[:, None]
+        ring_size = np.maximum(s.vsize["vring"], 1)
         vbest = np.argmax(vfrac, axis=1)
         unit2 = self.px * self.px
         for v in range(n_v):
@@ -627,7 +752,7 @@ class PieceDetector:
                 v_state[v] = UNKNOWN
                 continue
             f, c = vfrac[v, vbest[v]], int(vbest[v])
-            if f < _PRESENT:
+            if f < _PRESENT or vring[v, c + 2] / ring_size[v] > self.context:
                 v_conf[v] = _confidence(1.0 - f, 1.0 - _PRESENT)
                 continue
             # Every side's band is left out, road or not, so that the area does not depend
@@ -743,6 +868,9 @@ def detect_pieces(
     image: np.ndarray,
     registration: Any,
     prototypes: Mapping[str, tuple[float, float, float]] | None = None,
+    shades: Sequence[float] = (),
+    standing: bool = False,
+    context: float = GROUND_CONTEXT,
 ) -> list[DetectedPiece]:
     """The pieces on a registered board photo.
 
@@ -752,6 +880,10 @@ def detect_pieces(
             and ``sea_fraction`` are used; the homography is refined on the tile borders).
         prototypes: player colours (CIELAB after light normalisation); the defaults are the
             renderer's pieces.
+        shades, context: see :class:`PieceDetector`; by default a site whose colour is as
+            much around it as on it is ground (:data:`GROUND_CONTEXT`).
+        standing: read standing pieces where they project (the camera's place is measured
+            from the homography, :func:`camera_position`).
 
     Returns:
         Settlements and cities at corners, roads and ships at sides, in the registration's
@@ -760,5 +892,15 @@ def detect_pieces(
     sea = [h for h, f in getattr(registration, "sea_fraction", {}).items() if f > 0.7]
     ships = registration.kind == "seafarers"
     homography = refine_homography(image, registration.homography, registration.hexes, sea)
-    detector = PieceDetector(homography, registration.hexes, sea, ships, prototypes=prototypes)
+    camera = camera_position(homography, (image.shape[1], image.shape[0])) if standing else None
+    detector = PieceDetector(
+        homography,
+        registration.hexes,
+        sea,
+        ships,
+        prototypes=prototypes,
+        shades=shades,
+        camera=camera,
+        context=context,
+    )
     return detector.read(image).pieces()
