@@ -25,23 +25,6 @@ const HANDLED = new Set(["roll_dice", "discard", "move_robber", "build_settlemen
 // Events after which the dice or board statistics change.
 const STATS_EVENTS = new Set(["rolled", "undone", "built", "robber_moved"]);
 
-// Wrap an async refresh so that calls during a run are merged into one more run afterwards:
-// a burst of updates costs two requests, not one per update.
-function coalesced(fn) {
-  let running = false;
-  let again = false;
-  const run = async () => {
-    if (running) { again = true; return; }
-    running = true;
-    try {
-      do { again = false; await fn(); } while (again);
-    } finally {
-      running = false;
-    }
-  };
-  return run;
-}
-
 const S = {
   session: null, // {player, players, csrf, can_show_code}
   board: null, // /api/board
@@ -58,16 +41,7 @@ const S = {
   source: null, // the EventSource
 };
 
-const $ = (id) => document.getElementById(id);
-
-function esc(value) {
-  return String(value).replace(/[&<>"']/g, (c) => ({
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
-  })[c]);
-}
-
 const colour = (name) => PALETTE[name] || "#8a8a8a";
-const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 // Colours are applied through the CSSOM (paint), as the page's CSP forbids inline styles.
 const swatch = (name) =>
   `<span class="swatch" data-colour="${esc(colour(name))}" aria-hidden="true"></span>`;
@@ -87,34 +61,6 @@ function cardsText(cards) {
 function pips(n) { return 6 - Math.abs(7 - n); }
 
 // -- the API ---------------------------------------------------------------------------------
-
-async function api(path, options = {}) {
-  const init = { credentials: "same-origin", headers: {} };
-  if (options.body !== undefined || options.method === "POST") {
-    init.method = "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.headers["X-CSRF-Token"] = S.session ? S.session.csrf : "";
-    init.body = JSON.stringify(options.body === undefined ? {} : options.body);
-  }
-  const response = await fetch(path, init);
-  let data = null;
-  try {
-    data = await response.json();
-  } catch (_) {
-    data = null;
-  }
-  if (!response.ok) {
-    const message = data && data.error ? data.error : `the companion answered ${response.status}`;
-    throw new Error(message);
-  }
-  return data;
-}
-
-function say(text, ok = false) {
-  const m = $("message");
-  m.textContent = text;
-  m.classList.toggle("ok", ok);
-}
 
 async function post(action) {
   say("");
@@ -145,11 +91,6 @@ async function boot() {
     $("turn-line").textContent = `Cannot reach the companion: ${err.message}`;
     setConnection("down", "offline");
   }
-}
-
-function setConnection(stateName, text) {
-  $("connection").dataset.state = stateName;
-  $("connection-text").textContent = text;
 }
 
 function connect() {

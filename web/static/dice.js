@@ -1,6 +1,7 @@
 // Catan Companion: the dice game's live page. Everything comes from the JSON API (docs/api.md,
 // "The dice game"); live updates arrive as server-sent events from /api/events. The board
-// game's page is app.js: the two share the server's session, binding and update stream only.
+// game's page is app.js: the two share the server's session, binding and update stream, and
+// common.js (the API, the message line, the connection light).
 "use strict";
 
 const RESOURCES = ["lumber", "brick", "wool", "grain", "ore"];
@@ -21,55 +22,7 @@ const S = {
   source: null,
 };
 
-const $ = (id) => document.getElementById(id);
-
-function esc(value) {
-  return String(value).replace(/[&<>"']/g, (c) => ({
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
-  })[c]);
-}
-
-const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-
-// Coalesce refreshes: calls during a run are merged into one more run afterwards.
-function coalesced(fn) {
-  let running = false;
-  let again = false;
-  return async () => {
-    if (running) { again = true; return; }
-    running = true;
-    try {
-      do { again = false; await fn(); } while (again);
-    } finally {
-      running = false;
-    }
-  };
-}
-
 // -- the API ---------------------------------------------------------------------------------
-
-async function api(path, options = {}) {
-  const init = { credentials: "same-origin", headers: {} };
-  if (options.body !== undefined || options.method === "POST") {
-    init.method = "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.headers["X-CSRF-Token"] = S.session ? S.session.csrf : "";
-    init.body = JSON.stringify(options.body === undefined ? {} : options.body);
-  }
-  const response = await fetch(path, init);
-  let data = null;
-  try { data = await response.json(); } catch (_) { data = null; }
-  if (!response.ok) {
-    throw new Error(data && data.error ? data.error : `the companion answered ${response.status}`);
-  }
-  return data;
-}
-
-function say(text, ok = false) {
-  const m = $("message");
-  m.textContent = text;
-  m.classList.toggle("ok", ok);
-}
 
 async function act(path, body, done) {
   say("");
@@ -95,11 +48,6 @@ async function boot() {
     $("turn-line").textContent = `Cannot reach the companion: ${err.message}`;
     setConnection("down", "offline");
   }
-}
-
-function setConnection(name, text) {
-  $("connection").dataset.state = name;
-  $("connection-text").textContent = text;
 }
 
 function connect() {

@@ -1,0 +1,67 @@
+// Catan Companion: what the board game's page (app.js) and the dice game's page (dice.js)
+// share: the DOM and text helpers, the JSON API, the message line and the connection light.
+// Loaded before the page's own script, which defines S, its state: S.session is the answer of
+// GET /api/session, whose csrf token api() sends with every change.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+function esc(value) {
+  return String(value).replace(/[&<>"']/g, (c) => ({
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+  })[c]);
+}
+
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+// Wrap an async refresh so that calls during a run are merged into one more run afterwards:
+// a burst of updates costs two requests, not one per update.
+function coalesced(fn) {
+  let running = false;
+  let again = false;
+  return async () => {
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      do { again = false; await fn(); } while (again);
+    } finally {
+      running = false;
+    }
+  };
+}
+
+// A request to the companion's API: a POST when there is a body (or the method says so), with
+// the session's CSRF token. Resolves to the JSON answer; a refusal throws its message.
+async function api(path, options = {}) {
+  const init = { credentials: "same-origin", headers: {} };
+  if (options.body !== undefined || options.method === "POST") {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.headers["X-CSRF-Token"] = S.session ? S.session.csrf : "";
+    init.body = JSON.stringify(options.body === undefined ? {} : options.body);
+  }
+  const response = await fetch(path, init);
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (_) {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && data.error ? data.error : `the companion answered ${response.status}`;
+    throw new Error(message);
+  }
+  return data;
+}
+
+// The message line under the controls: a refusal's reason, or a confirmation (ok).
+function say(text, ok = false) {
+  const m = $("message");
+  m.textContent = text;
+  m.classList.toggle("ok", ok);
+}
+
+function setConnection(stateName, text) {
+  $("connection").dataset.state = stateName;
+  $("connection-text").textContent = text;
+}
