@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from flask import Flask
@@ -19,6 +19,9 @@ from werkzeug.serving import make_server
 
 from companion.table import Table
 from web.app import create_app
+
+if TYPE_CHECKING:
+    from companion.host import TableHost
 
 log = logging.getLogger(__name__)
 
@@ -85,3 +88,20 @@ def serve_table(
     server = WebServer(app, host, port)
     server.table_code = app.extensions["catan"].table_code
     return server
+
+
+def host_page(host: str = "127.0.0.1", port: int = 0) -> Callable[[TableHost], WebServer]:
+    """What starts the page of a :class:`companion.host.TableHost` (its ``web``): the page of
+    its table on ``host``:``port``, with its camera's frames, proposals and view."""
+
+    def start(h: TableHost) -> WebServer:
+        return serve_table(
+            h.table,
+            host,
+            port,
+            camera=h.latest_frame,
+            camera_link=h.camera_link,
+            camera_view=h.camera_view,
+        )
+
+    return start

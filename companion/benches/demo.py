@@ -35,7 +35,7 @@ from companion.demo_players import DemoCamera
 from companion.game import Phase
 from companion.host import TableHost, open_or_create
 from companion.layouts import random_board
-from web.server import serve_table
+from web.server import host_page
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,7 @@ def measure(args: argparse.Namespace, journal: Path) -> dict[str, Any]:
         camera = DemoCamera.for_game(jgame.game, speed=args.speed, seed=args.seed)
     host = TableHost(
         jgame,
-        web=lambda h: serve_table(
-            h.table, camera=h.latest_frame, camera_link=h.camera_link, camera_view=h.camera_view
-        ),
+        web=host_page(),
         tower_url=f"sim://bench-demo?seed={args.seed}",
         demo_camera=camera,
     )

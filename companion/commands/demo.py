@@ -19,7 +19,7 @@ from companion.demo_players import DemoCamera
 from companion.host import TableHost, open_or_create
 from companion.layouts import random_board
 from companion.scenario import load_scenario
-from web.server import serve_table
+from web.server import host_page
 
 log = logging.getLogger(__name__)
 
@@ -75,14 +75,7 @@ def run(args: argparse.Namespace) -> int:
             log.warning("%s: the players enter every move as on the page", exc)
     host = TableHost(
         jgame,
-        web=lambda h: serve_table(
-            h.table,
-            args.host,
-            args.port,
-            camera=h.latest_frame,
-            camera_link=h.camera_link,
-            camera_view=h.camera_view,
-        ),
+        web=host_page(args.host, args.port),
         # A seeded demo rolls the same dice each time (the same game, whatever its camera).
         tower_url="sim://demo" if args.seed is None else f"sim://demo?seed={args.seed}",
         demo_camera=camera,

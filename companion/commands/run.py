@@ -16,7 +16,7 @@ from pathlib import Path
 from companion.board import Board, Terrain
 from companion.host import TableHost, open_or_create
 from companion.scenario import load_scenario
-from web.server import serve_table
+from web.server import host_page
 
 log = logging.getLogger(__name__)
 
@@ -136,14 +136,7 @@ def run(args: argparse.Namespace) -> int:
     jgame = open_or_create(journal, board, players, args.seed, rules)
     host = TableHost(
         jgame,
-        web=lambda h: serve_table(
-            h.table,
-            args.host,
-            args.port,
-            camera=h.latest_frame,
-            camera_link=h.camera_link,
-            camera_view=h.camera_view,
-        ),
+        web=host_page(args.host, args.port),
         tower_url=args.serial,
         camera=args.camera,
     )
