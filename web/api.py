@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, session
+from flask import Response, jsonify, session
 
 from companion.actions import (
     ActionError,
@@ -33,13 +33,12 @@ from companion.table import ApplyAction, Inspect, Undo
 from web.app import WebContext
 from web.common import (
     ApiError,
-    api_error,
+    api_blueprint,
     applied,
     call,
     client_address,
     current_context,
     fingerprint,
-    guard,
     is_loopback,
     json_body,
     require_player,
@@ -53,9 +52,7 @@ from web.views import board_layout, redact
 
 log = logging.getLogger(__name__)
 
-api = Blueprint("api", __name__, url_prefix="/api")
-api.before_request(guard)
-api.register_error_handler(ApiError, api_error)
+api = api_blueprint("api", __name__, url_prefix="/api")
 
 #: Roll sources whose dice are the table's own: the tower's (its button, or asked by the host)
 #: and physical dice typed in on the page. The engine's and the host's generators are not

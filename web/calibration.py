@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Response, current_app, jsonify
 from flask.blueprints import BlueprintSetupState
 
 from calibration.camera import CalibrationError
@@ -27,9 +27,8 @@ from calibration.profiles import ProfileError, ProfileStore
 from calibration.wizard import CalibrationWizard, WizardError
 from web.common import (
     ApiError,
-    api_error,
+    api_blueprint,
     current_context,
-    guard,
     is_loopback,
     json_body,
     table_players,
@@ -38,9 +37,7 @@ from web.common import (
 
 log = logging.getLogger(__name__)
 
-calibration = Blueprint("calibration", __name__, url_prefix="/api/calibration")
-calibration.before_request(guard)
-calibration.register_error_handler(ApiError, api_error)
+calibration = api_blueprint("calibration", __name__, url_prefix="/api/calibration")
 
 #: JPEG quality of the live preview: a phone on Wi-Fi reloads it twice a second.
 PREVIEW_QUALITY = 70

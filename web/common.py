@@ -4,13 +4,12 @@ who is asking (the device's bound player), and calls to the Table whose refusals
 answers that say what to fix.
 
 The board game's API (:mod:`web.api`), the dice game's (:mod:`web.dice_api`) and the
-calibration wizard's (:mod:`web.calibration`) register these on their blueprints::
-
-    blueprint.before_request(guard)
-    blueprint.register_error_handler(ApiError, api_error)
+calibration wizard's (:mod:`web.calibration`) are each made by :func:`api_blueprint`.
 
 >>> ApiError(409, "not your turn", rule="1.2").extra
 {'rule': '1.2'}
+>>> api_blueprint("example", __name__, url_prefix="/api/example").url_prefix
+'/api/example'
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from flask import Response, current_app, jsonify, request, session
+from flask import Blueprint, Response, current_app, jsonify, request, session
 
 from companion.actions import ActionError
 from companion.game import IllegalAction
@@ -43,6 +42,15 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.extra = extra
+
+
+def api_blueprint(name: str, import_name: str, **options: Any) -> Blueprint:
+    """A blueprint of JSON endpoints (``options`` are Flask's): each request passes
+    :func:`guard` first, and an :class:`ApiError` it raises is answered as JSON."""
+    blueprint = Blueprint(name, import_name, **options)
+    blueprint.before_request(guard)
+    blueprint.register_error_handler(ApiError, api_error)
+    return blueprint
 
 
 def api_error(exc: ApiError) -> Response:

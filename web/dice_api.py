@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import (
-    Blueprint,
     Flask,
     Response,
     current_app,
@@ -41,11 +40,10 @@ from companion.table import ApplyAction, Inspect, Table
 from web.app import create_app, error_response
 from web.common import (
     ApiError,
-    api_error,
+    api_blueprint,
     applied,
     call,
     current_context,
-    guard,
     json_body,
     require_player,
     table_refusals,
@@ -54,10 +52,8 @@ from web.server import WebServer
 
 log = logging.getLogger(__name__)
 
-dice = Blueprint("dice", __name__)
 # The API guards shared with the board game: rate limits, the CSRF token, refusals as JSON.
-dice.before_request(guard)
-dice.register_error_handler(ApiError, api_error)
+dice = api_blueprint("dice", __name__)
 
 #: Seconds to wait for a roll (the tower answers in milliseconds; a lost tower times out first).
 ROLL_TIMEOUT = 10.0
