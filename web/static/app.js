@@ -231,63 +231,22 @@ async function refreshCamera() {
 
 function renderSession() {
   const player = S.session.player;
-  $("bind-form").hidden = Boolean(player);
-  $("bound").hidden = !player;
+  renderBinding();
   $("you-panel").hidden = !player;
-  $("controls-heading").textContent = player ? "Your controls" : "Join the game";
   refreshCalibration();
   if (player) {
     $("bound-color").innerHTML = `${swatch(player)} ${esc(cap(player))}`;
     paint($("bound-color"));
-  } else {
-    $("bind-player").innerHTML = S.session.players
-      .map((p) => `<option value="${esc(p)}">${esc(cap(p))}</option>`).join("");
-  }
-  const showCode = S.session.can_show_code && !player;
-  $("code-banner").hidden = true;
-  if (showCode) {
-    api("/api/table-code").then((data) => {
-      $("table-code").textContent = data.code;
-      $("code-banner").hidden = false;
-    }).catch(() => { /* not this machine: the banner stays hidden */ });
   }
 }
 
-async function bindDevice(event) {
-  event.preventDefault();
-  say("");
-  try {
-    const result = await api("/api/bind", {
-      body: { code: $("bind-code").value, player: $("bind-player").value },
-    });
-    S.session = await api("/api/session");
-    S.session.csrf = result.csrf;
-    S.actions = null;
-    S.actionsKey = "";
-    renderSession();
-    connect();
-    say(`Joined as ${result.player}.`, true);
-  } catch (err) {
-    say(err.message);
-  }
-}
-
-async function unbindDevice() {
-  try {
-    await api("/api/unbind", { method: "POST" });
-    S.session = await api("/api/session");
-    S.actions = null;
-    S.actionsKey = "";
-    S.offers = [];
-    renderSession();
-    renderOffers();
-    $("controls").innerHTML = "";
-    drawSpots();
-    connect();
-    say("");
-  } catch (err) {
-    say(err.message);
-  }
+// What the page kept for the player this device was bound to (binding.forget).
+function forgetPlayer() {
+  S.actions = null;
+  S.actionsKey = "";
+  S.offers = [];
+  renderOffers();
+  drawSpots();
 }
 
 // -- text ------------------------------------------------------------------------------------
@@ -1369,8 +1328,7 @@ async function calibrationAction(path, body) {
 // -- wiring ----------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", () => {
-  $("bind-form").addEventListener("submit", bindDevice);
-  $("unbind").addEventListener("click", unbindDevice);
+  wireBinding({ render: renderSession, forget: forgetPlayer, connect });
   $("undo").addEventListener("click", async () => {
     say("");
     try {

@@ -65,3 +65,61 @@ function setConnection(stateName, text) {
   $("connection").dataset.state = stateName;
   $("connection-text").textContent = text;
 }
+
+// -- session and binding ---------------------------------------------------------------------
+
+// The bind form for a spectator (with the table code on the companion's own screen), or the
+// bound player's part of the controls panel.
+function renderBinding() {
+  const player = S.session.player;
+  $("bind-form").hidden = Boolean(player);
+  $("bound").hidden = !player;
+  $("controls-heading").textContent = player ? "Your controls" : "Join the game";
+  if (!player) {
+    $("bind-player").innerHTML = S.session.players
+      .map((p) => `<option value="${esc(p)}">${esc(cap(p))}</option>`).join("");
+  }
+  $("code-banner").hidden = true;
+  if (S.session.can_show_code && !player) {
+    api("/api/table-code").then((data) => {
+      $("table-code").textContent = data.code;
+      $("code-banner").hidden = false;
+    }).catch(() => { /* not this machine: the banner stays hidden */ });
+  }
+}
+
+// The bind form binds this device to a player, the Leave button makes it a spectator again.
+// page.forget drops what the page kept for the player before, page.render shows the session,
+// page.connect reopens the live updates (they are the new player's view).
+function wireBinding(page) {
+  $("bind-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    say("");
+    try {
+      const result = await api("/api/bind", {
+        body: { code: $("bind-code").value, player: $("bind-player").value },
+      });
+      S.session = await api("/api/session");
+      S.session.csrf = result.csrf;
+      page.forget();
+      page.render();
+      page.connect();
+      say(`Joined as ${result.player}.`, true);
+    } catch (err) {
+      say(err.message);
+    }
+  });
+  $("unbind").addEventListener("click", async () => {
+    try {
+      await api("/api/unbind", { method: "POST" });
+      S.session = await api("/api/session");
+      page.forget();
+      page.render();
+      $("controls").innerHTML = "";
+      page.connect();
+      say("");
+    } catch (err) {
+      say(err.message);
+    }
+  });
+}

@@ -104,55 +104,8 @@ const refreshOptions = coalesced(async () => {
 // -- session and binding ---------------------------------------------------------------------
 
 function renderSession() {
-  const player = S.session.player;
-  $("bind-form").hidden = Boolean(player);
-  $("bound").hidden = !player;
-  $("controls-heading").textContent = player ? "Your controls" : "Join the game";
-  if (player) {
-    $("bound-name").textContent = cap(player);
-  } else {
-    $("bind-player").innerHTML = S.session.players
-      .map((p) => `<option value="${esc(p)}">${esc(cap(p))}</option>`).join("");
-  }
-  $("code-banner").hidden = true;
-  if (S.session.can_show_code && !player) {
-    api("/api/table-code").then((data) => {
-      $("table-code").textContent = data.code;
-      $("code-banner").hidden = false;
-    }).catch(() => { /* not this machine: the banner stays hidden */ });
-  }
-}
-
-async function bindDevice(event) {
-  event.preventDefault();
-  say("");
-  try {
-    const result = await api("/api/bind", {
-      body: { code: $("bind-code").value, player: $("bind-player").value },
-    });
-    S.session = await api("/api/session");
-    S.session.csrf = result.csrf;
-    S.options = null;
-    renderSession();
-    connect();
-    say(`Joined as ${result.player}.`, true);
-  } catch (err) {
-    say(err.message);
-  }
-}
-
-async function unbindDevice() {
-  try {
-    await api("/api/unbind", { method: "POST" });
-    S.session = await api("/api/session");
-    S.options = null;
-    renderSession();
-    $("controls").innerHTML = "";
-    connect();
-    say("");
-  } catch (err) {
-    say(err.message);
-  }
+  renderBinding();
+  if (S.session.player) $("bound-name").textContent = cap(S.session.player);
 }
 
 // -- text ------------------------------------------------------------------------------------
@@ -481,8 +434,7 @@ async function dieClicked(button) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  $("bind-form").addEventListener("submit", bindDevice);
-  $("unbind").addEventListener("click", unbindDevice);
+  wireBinding({ render: renderSession, forget: () => { S.options = null; }, connect });
   $("controls").addEventListener("click", (e) => {
     const button = e.target.closest("button[data-do]");
     if (button) controlClicked(button);
