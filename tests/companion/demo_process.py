@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import selectors
 import subprocess
 import sys
 from pathlib import Path
+
+#: Seconds a started companion gets to answer, a request to be served, or a stopped or killed
+#: process to end. A sanity bound, not a benchmark: generous, for a CI machine under load.
+DEADLINE = 60.0
 
 
 def start_companion(*args: str) -> tuple[subprocess.Popen[str], str]:
@@ -18,6 +23,14 @@ def start_companion(*args: str) -> tuple[subprocess.Popen[str], str]:
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert proc.stdout is not None
+    # Wait for the first line with a deadline: a start that hangs fails the test, not CI.
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(DEADLINE)
+    if not ready:
+        proc.kill()
+        proc.wait(DEADLINE)
+        raise AssertionError(f"the companion printed nothing in {DEADLINE:.0f} s: {args}")
     first = proc.stdout.readline()
     assert "open http://" in first, f"the companion did not start: {first!r}"
     return proc, first.split("open ", 1)[1].strip()

@@ -5,7 +5,7 @@ import random
 import signal
 import urllib.request
 
-from demo_process import start_demo
+from demo_process import DEADLINE, start_demo
 
 from companion.actions import action_to_json
 from companion.journal import JournaledGame
@@ -24,7 +24,7 @@ def test_fifty_kill_9_and_restart_cycles_lose_and_repeat_nothing(tmp_path):
         # Without the demo camera: the kills test the journal, and 50 starts stay quick.
         proc, url = start_demo(journal, "--seed", "7", "--speed", "400", "--no-camera")
         try:
-            with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+            with urllib.request.urlopen(url + "api/state", timeout=DEADLINE) as r:
                 state = json.load(r)
             # The restarted table starts from the journal (its players may already have moved).
             assert state["action_count"] >= len(known), f"cycle {cycle}"
@@ -34,7 +34,7 @@ def test_fifty_kill_9_and_restart_cycles_lose_and_repeat_nothing(tmp_path):
                 continue
             told = len(known)  # the highest action count the page has been shown
             updates, wanted = 0, rng.randint(1, 25)
-            stream = urllib.request.urlopen(url + "api/events", timeout=10)
+            stream = urllib.request.urlopen(url + "api/events", timeout=DEADLINE)
             for raw in stream:
                 if raw.startswith(b"data:"):
                     shown = json.loads(raw[5:]).get("state", {})
@@ -44,7 +44,7 @@ def test_fifty_kill_9_and_restart_cycles_lose_and_repeat_nothing(tmp_path):
                         break
         finally:
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
+            proc.wait(timeout=DEADLINE)
         kills += 1
         jg = JournaledGame.open(journal)
         assert jg.damage is None, f"cycle {cycle}: {jg.damage}"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from demo_process import start_demo
+from demo_process import DEADLINE, start_demo
 
 from companion.journal import JournaledGame
 
@@ -24,12 +24,12 @@ def start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def state(url: str) -> dict:
-    with urllib.request.urlopen(url + "api/state", timeout=10) as response:
+    with urllib.request.urlopen(url + "api/state", timeout=DEADLINE) as response:
         return json.load(response)
 
 
 def camera_picture(url: str) -> np.ndarray | None:
-    with urllib.request.urlopen(url + "api/camera.jpg", timeout=10) as response:
+    with urllib.request.urlopen(url + "api/camera.jpg", timeout=DEADLINE) as response:
         data = response.read()
     return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
 
@@ -37,7 +37,7 @@ def camera_picture(url: str) -> np.ndarray | None:
 def follow_to_the_end(url: str) -> dict[str, int]:
     """Follow the live stream (no polling sleeps) until someone won; count updates by source."""
     sources: dict[str, int] = {}
-    stream = urllib.request.urlopen(url + "api/events", timeout=60)
+    stream = urllib.request.urlopen(url + "api/events", timeout=DEADLINE)
     for raw in stream:
         line = raw.decode().strip()
         if not line.startswith("data:"):
@@ -76,7 +76,7 @@ def test_the_demo_plays_a_whole_game_through_its_camera_and_the_page_agrees(tmp_
         assert picture is not None and picture.shape == (540, 960, 3)
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
     check_against_journal(tmp_path, final)
 
 
@@ -90,21 +90,21 @@ def test_without_the_camera_every_move_goes_in_directly(tmp_path):
         assert not final["parts"]["camera"]["up"]
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
     check_against_journal(tmp_path, final)
 
 
 def test_a_restarted_demo_continues_the_same_game(tmp_path):
     proc, url = start(tmp_path, "--speed", "50")
     try:
-        stream = urllib.request.urlopen(url + "api/events", timeout=30)
+        stream = urllib.request.urlopen(url + "api/events", timeout=DEADLINE)
         for raw in stream:  # wait for some progress, then stop
             if raw.startswith(b"data:") and b'"turn"' in raw:
                 break
         before = state(url)["action_count"]
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
     saved = JournaledGame.open(tmp_path / "demo.sqlite")
     count = len(saved.history)
     snapshot = saved.game.snapshot()
@@ -117,4 +117,4 @@ def test_a_restarted_demo_continues_the_same_game(tmp_path):
         assert resumed["turn"] == snapshot["turn"] and resumed["current"] == snapshot["current"]
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0

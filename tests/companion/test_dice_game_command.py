@@ -8,7 +8,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from demo_process import start_companion
+from demo_process import DEADLINE, start_companion
 
 from companion.cli import main
 from companion.dice_bot import DiceBot
@@ -66,15 +66,15 @@ def test_a_real_table_with_the_tower_serves_the_dice_game_and_stops_cleanly(
         "--journal", str(journal), "--serial", "sim://dice-command",
     )  # fmt: skip
     try:
-        with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+        with urllib.request.urlopen(url + "api/state", timeout=DEADLINE) as r:
             state = json.load(r)
         assert state["game"] == "dice" and state["variant"] == "plus"
         assert [p["color"] for p in state["players"]] == ["ann", "ben"]
-        with urllib.request.urlopen(url + "dice", timeout=10) as r:
+        with urllib.request.urlopen(url + "dice", timeout=DEADLINE) as r:
             assert b"dice.js" in r.read()
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
     assert JournaledDiceGame.open(journal).damage is None
 
 
@@ -88,7 +88,7 @@ def test_kill_9_loses_nothing_the_page_was_told_and_the_game_goes_on(tmp_path: P
         )  # fmt: skip
         try:
             told = len(known)
-            with urllib.request.urlopen(url + "api/events", timeout=10) as stream:
+            with urllib.request.urlopen(url + "api/events", timeout=DEADLINE) as stream:
                 for raw in stream:
                     if raw.startswith(b"data:"):
                         shown = json.loads(raw[5:]).get("state", json.loads(raw[5:]))
@@ -98,7 +98,7 @@ def test_kill_9_loses_nothing_the_page_was_told_and_the_game_goes_on(tmp_path: P
                             break
         finally:
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
+            proc.wait(timeout=DEADLINE)
         jg = JournaledDiceGame.open(journal)
         assert jg.damage is None, f"cycle {cycle}: {jg.damage}"
         history = list(jg.history)

@@ -5,7 +5,7 @@ import signal
 import urllib.request
 
 import pytest
-from demo_process import start_companion
+from demo_process import DEADLINE, start_companion
 
 from companion.board import Board, hex_neighbours
 from companion.cli import main
@@ -69,13 +69,13 @@ def test_run_serves_the_game_and_stops_cleanly_on_sigterm(tmp_path, tower):
         args += ["--serial", tower]
     proc, url = start_companion(*args)
     try:
-        with urllib.request.urlopen(url + "api/state", timeout=10) as r:
+        with urllib.request.urlopen(url + "api/state", timeout=DEADLINE) as r:
             state = json.load(r)
         assert [p["color"] for p in state["players"]] == ["blue", "white", "orange"]
         assert state["phase"] == "founding_settlement"
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
 
 
 def test_run_a_scenario_lays_out_its_map_and_rules(tmp_path):
@@ -94,13 +94,13 @@ def test_run_a_scenario_lays_out_its_map_and_rules(tmp_path):
     ]
     proc, url = start_companion(*args)
     try:
-        with urllib.request.urlopen(url + "api/board", timeout=10) as r:
+        with urllib.request.urlopen(url + "api/board", timeout=DEADLINE) as r:
             board = json.load(r)["board"]
         assert board["kind"] == "seafarers"
         assert sum(h["terrain"] == "sea" for h in board["hexes"]) == 15
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
     jg = JournaledGame.open(tmp_path / "j.sqlite")
     assert jg.game.rules.victory_points == 13 and jg.game.rules.ships == 15
     jg.close()
@@ -133,16 +133,16 @@ def test_run_with_a_camera_shows_its_view_on_request(tmp_path):
     ]
     proc, url = start_companion(*args)
     try:
-        stream = urllib.request.urlopen(url + "api/events", timeout=30)
+        stream = urllib.request.urlopen(url + "api/events", timeout=DEADLINE)
         for raw in stream:  # wait on the live stream (no sleeping) for the camera's first report
             if raw.startswith(b"data:"):
                 update = json.loads(raw[5:])
                 camera = update.get("state", {}).get("parts", {}).get("camera", {})
                 if update.get("type") == "parts" and "no camera" not in camera.get("detail", ""):
                     break
-        with urllib.request.urlopen(url + "api/camera.jpg", timeout=10) as r:
+        with urllib.request.urlopen(url + "api/camera.jpg", timeout=DEADLINE) as r:
             picture = np.frombuffer(r.read(), np.uint8)
         assert cv2.imdecode(picture, cv2.IMREAD_COLOR).shape == (480, 640, 3)
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=DEADLINE) == 0
