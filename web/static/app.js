@@ -94,33 +94,17 @@ async function boot() {
 }
 
 function connect() {
-  if (S.source) S.source.close();
-  const source = new EventSource("/api/events");
-  S.source = source;
-  source.onopen = () => setConnection("live", "live");
-  source.onerror = () => setConnection("connecting", "reconnecting");
-  source.addEventListener("state", (e) => {
-    const state = JSON.parse(e.data);
-    if (S.state && state.version < S.state.version) {
-      // The companion restarted (versions count from 0 again): the game, its board and its
-      // players may all be new, so start the page afresh.
-      window.location.reload();
-      return;
-    }
-    setState(state);
-  });
-  source.addEventListener("camera", () => refreshCamera());
-  source.addEventListener("offers", (e) => {
-    S.offers = JSON.parse(e.data).offers;
-    renderOffers();
-  });
-  source.addEventListener("update", (e) => {
-    const update = JSON.parse(e.data);
-    remember(update.version, update.events);
-    setState(update.state);
-    if (update.events.some((ev) => STATS_EVENTS.has(ev.type))) refreshStats();
-    if (update.events.some((ev) => ev.type === "explored" || ev.board_changed)) refreshBoard();
-    if (update.type === "parts") refreshCamera();
+  openUpdates(setState, remember, {
+    camera: () => refreshCamera(),
+    offers: (data) => {
+      S.offers = data.offers;
+      renderOffers();
+    },
+    update: (update) => {
+      if (update.events.some((ev) => STATS_EVENTS.has(ev.type))) refreshStats();
+      if (update.events.some((ev) => ev.type === "explored" || ev.board_changed)) refreshBoard();
+      if (update.type === "parts") refreshCamera();
+    },
   });
 }
 

@@ -66,6 +66,38 @@ function setConnection(stateName, text) {
   $("connection-text").textContent = text;
 }
 
+// -- live updates ----------------------------------------------------------------------------
+
+// (Re)open the live updates of /api/events (S.source): a whole state goes to setState, an
+// update's events to remember and its state to setState, then to listeners.update; any other
+// event's data (parsed) to the listener of its name.
+function openUpdates(setState, remember, listeners = {}) {
+  if (S.source) S.source.close();
+  const source = new EventSource("/api/events");
+  S.source = source;
+  source.onopen = () => setConnection("live", "live");
+  source.onerror = () => setConnection("connecting", "reconnecting");
+  source.addEventListener("state", (e) => {
+    const state = JSON.parse(e.data);
+    if (S.state && state.version < S.state.version) {
+      // The companion restarted (versions count from 0 again): the game, its board and its
+      // players may all be new, so start the page afresh.
+      window.location.reload();
+      return;
+    }
+    setState(state);
+  });
+  source.addEventListener("update", (e) => {
+    const update = JSON.parse(e.data);
+    remember(update.version, update.events);
+    setState(update.state);
+    if (listeners.update) listeners.update(update);
+  });
+  for (const [name, listener] of Object.entries(listeners)) {
+    if (name !== "update") source.addEventListener(name, (e) => listener(JSON.parse(e.data)));
+  }
+}
+
 // -- session and binding ---------------------------------------------------------------------
 
 // The bind form for a spectator (with the table code on the companion's own screen), or the

@@ -51,24 +51,7 @@ async function boot() {
 }
 
 function connect() {
-  if (S.source) S.source.close();
-  const source = new EventSource("/api/events");
-  S.source = source;
-  source.onopen = () => setConnection("live", "live");
-  source.onerror = () => setConnection("connecting", "reconnecting");
-  source.addEventListener("state", (e) => {
-    const state = JSON.parse(e.data);
-    if (S.state && state.version < S.state.version) {
-      window.location.reload(); // the companion restarted: start the page afresh
-      return;
-    }
-    setState(state);
-  });
-  source.addEventListener("update", (e) => {
-    const update = JSON.parse(e.data);
-    remember(update.version, update.events);
-    setState(update.state);
-  });
+  openUpdates(setState, remember);
 }
 
 function remember(version, events) {
