@@ -91,6 +91,10 @@ LAYOUT: dict[Hex, tuple[Terrain, int | None]] = {
     (0, 2): (G, 11),
 }
 
+#: Seconds a test waits for another thread's work (an update, a thread's end). A sanity bound,
+#: not a benchmark: generous, because CI machines run loaded; a passing wait returns at once.
+WAIT_S = 60.0
+
 #: Harbour kinds on BASE_HARBOR_SITES, in the same (clockwise from the east) order.
 HARBOR_KINDS = ("3:1", "wool", "3:1", "3:1", "brick", "lumber", "3:1", "grain", "ore")
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import WAIT_S
 
 from companion.actions import MoveRobber, RollDice
 from companion.board import Piece, Vertex, vertex_position
@@ -56,7 +57,7 @@ def run(table: Table, script: list[Seen | None], source: Any = None) -> CameraLi
         table, source if source is not None else frames(len(script)), ScriptedTracker(script)
     )
     link.start()
-    link.join(10)
+    link.join(WAIT_S)
     return link
 
 
@@ -72,9 +73,9 @@ def test_a_legal_build_seen_by_the_camera_is_applied(table: Table) -> None:
     v = Vertex(0, 0, "N")
     link = run(table, [Seen([Piece("settlement", "red", vertex=v)])])
     assert table.jgame.game.vertex_owner[table.jgame.game.topology.vertex_index[v]] == 0
-    update = sub.get(timeout=2)
+    update = sub.get(timeout=WAIT_S)
     while update is not None and update.get("type") != "events":
-        update = sub.get(timeout=2)
+        update = sub.get(timeout=WAIT_S)
     assert update is not None and update["source"] == "camera"
     assert link.pending() == {"proposals": [], "discrepancies": []}
     assert [kind for _, kind, _ in link.log] == ["applied"]
@@ -174,7 +175,7 @@ def test_health_is_reported_to_the_table(table: Table) -> None:
     tracker.status = SimpleNamespace(registered=False, detail="no board found")
     link = CameraLink(table, frames(2), tracker)
     link.start()
-    link.join(5)
+    link.join(WAIT_S)
     settle(table)
     assert table.parts["camera"] == {"up": False, "detail": "the camera stopped sending frames"}
 
@@ -219,7 +220,7 @@ def test_end_to_end_a_hand_places_a_founding_settlement(table: Table) -> None:
 
     link = CameraLink(table, src, Tracker(registrar=registrar, stable_s=0.4))
     link.start()
-    link.join(60)
+    link.join(WAIT_S)
     game = table.jgame.game
     assert game.vertex_owner[game.topology.vertex_index[v]] == 0
     assert game.phase == Phase.FOUNDING_ROAD

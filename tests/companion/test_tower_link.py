@@ -3,6 +3,7 @@
 import itertools
 
 import pytest
+from conftest import WAIT_S
 
 from companion.actions import EndTurn, RollDice
 from companion.bots import GreedyBot
@@ -41,9 +42,13 @@ def rig(tmp_path):
 
 
 def wait_for(sub, predicate, limit=50):
-    """The next update satisfying ``predicate`` (each wait is bounded; no sleeping)."""
+    """The next update satisfying ``predicate`` (each wait is bounded; no sleeping).
+
+    The bound is generous (a loaded CI machine): an unplugged tower is only noticed after the
+    driver's own timeout, with no update in between.
+    """
     for _ in range(limit):
-        update = sub.get(timeout=2)
+        update = sub.get(timeout=WAIT_S)
         assert update is not None, "no update from the table"
         if predicate(update):
             return update
@@ -62,7 +67,7 @@ def test_the_button_rolls_for_the_current_player_and_lights_the_producing_hexes(
     assert history[-1].source == "button" and list(history[-1].dice) == rolled["dice"]
     if rolled["total"] != 7:
         lit = set(led_map.leds_of([tuple(h) for h in rolled["producing"]]))
-        assert link.wait_shown(update["version"])  # the link lights the LEDs in its thread
+        assert link.wait_shown(update["version"], WAIT_S)  # the link lights the LEDs in its thread
         on = {i for i, rgb in enumerate(device.state.leds) if rgb == PRODUCING_RGB}
         assert on == lit
 
@@ -86,7 +91,7 @@ def test_the_turn_light_follows_the_current_player(rig):
     table.call(ApplyAction(link_roll(table)))
     table.call(ApplyAction(EndTurn("red")))
     update = wait_for(sub, lambda u: any(e["type"] == "turn" for e in u.get("events", [])))
-    assert link.wait_shown(update["version"])  # the tower answered the link's SET_PLAYER
+    assert link.wait_shown(update["version"], WAIT_S)  # the tower answered the link's SET_PLAYER
     assert device.state.player == 1 and device.state.player_color == PLAYER_RGB["blue"]
 
 
