@@ -162,6 +162,26 @@ def _name(x: Iterable[Any]) -> str:
     return "(" + ", ".join(str(v) for v in x) + ")"
 
 
+def _missing(color: str, kind: str, name: Vertex | Edge) -> Discrepancy:
+    """The game's piece at ``name`` is not seen."""
+    return Discrepancy(
+        "missing",
+        f"{color}'s {kind} at {_name(name)} disappeared",
+        f"put {color}'s {kind} back at {_name(name)}",
+        tuple(name),
+    )
+
+
+def _changed(piece: Piece, color: str, kind: str, name: Vertex | Edge) -> Discrepancy:
+    """Another colour's or kind's ``piece`` is seen where the game has ``color``'s ``kind``."""
+    return Discrepancy(
+        "changed",
+        f"a {piece.color} {piece.kind} at {_name(name)} where the game has {color}'s {kind}",
+        f"put {color}'s {kind} back at {_name(name)}",
+        tuple(name),
+    )
+
+
 def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
     """Compare an observation with the engine's state.
 
@@ -228,24 +248,9 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
             continue
         color, kind = game.players[owner], _LEVEL_KIND[level]
         if piece is None:
-            out.discrepancies.append(
-                Discrepancy(
-                    "missing",
-                    f"{color}'s {kind} at {_name(name)} disappeared",
-                    f"put {color}'s {kind} back at {_name(name)}",
-                    where,
-                )
-            )
+            out.discrepancies.append(_missing(color, kind, name))
         elif piece.color != color:
-            out.discrepancies.append(
-                Discrepancy(
-                    "changed",
-                    f"a {piece.color} {piece.kind} at {_name(name)} where the game has "
-                    f"{color}'s {kind}",
-                    f"put {color}'s {kind} back at {_name(name)}",
-                    where,
-                )
-            )
+            out.discrepancies.append(_changed(piece, color, kind, name))
         elif piece.kind == "city" and kind == "settlement":
             candidates.append((BuildCity(color, name), f"{color} built a city at {_name(name)}"))
         elif piece.kind == "settlement" and kind == "city":
@@ -264,7 +269,6 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
     for e, name in enumerate(t.edges):
         owner = game.edge_owner[e]
         piece = seen_edges.get(e)
-        where = tuple(name)
         if owner == -1:
             if piece is None:
                 continue
@@ -281,24 +285,9 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
             if kind == "ship":
                 gone_ships.setdefault(color, []).append(e)
             else:
-                out.discrepancies.append(
-                    Discrepancy(
-                        "missing",
-                        f"{color}'s road at {_name(name)} disappeared",
-                        f"put {color}'s road back at {_name(name)}",
-                        where,
-                    )
-                )
+                out.discrepancies.append(_missing(color, "road", name))
         elif piece.color != color or piece.kind != kind:
-            out.discrepancies.append(
-                Discrepancy(
-                    "changed",
-                    f"a {piece.color} {piece.kind} at {_name(name)} where the game has "
-                    f"{color}'s {kind}",
-                    f"put {color}'s {kind} back at {_name(name)}",
-                    where,
-                )
-            )
+            out.discrepancies.append(_changed(piece, color, kind, name))
     for color, news in new_ships.items():
         gone = gone_ships.get(color, [])
         if len(gone) == 1 and len(news) == 1:
@@ -313,14 +302,7 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
     for color, gone in gone_ships.items():
         for e in gone:
             name = t.edges[e]
-            out.discrepancies.append(
-                Discrepancy(
-                    "missing",
-                    f"{color}'s ship at {_name(name)} disappeared",
-                    f"put {color}'s ship back at {_name(name)}",
-                    tuple(name),
-                )
-            )
+            out.discrepancies.append(_missing(color, "ship", t.edges[e]))
 
     trial = copy.deepcopy(game)
     out.proposals.extend(_accepted_in_order(trial, candidates, out.discrepancies))

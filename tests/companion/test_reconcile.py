@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import play_random
 
 from companion.actions import BuildCity, BuildRoad, BuildSettlement, EndTurn, MoveRobber, RollDice
 from companion.board import Edge, Piece, Vertex, vertex_edges
 from companion.bots import GreedyBot
 from companion.game import Game, Phase
 from companion.layouts import random_board
+from companion.longest_route import SHIP
 from companion.reconcile import Seen, game_pieces, reconcile
+from companion.scenario import load_scenario
 
 PLAYERS = ["red", "blue", "white"]
 
@@ -249,3 +252,23 @@ def test_json_forms() -> None:
     result = reconcile(game, with_pieces(seen_of(game), Piece("road", "red", edge=road)))
     doc = json.loads(json.dumps([x.to_json() for x in [*result.proposals, *result.discrepancies]]))
     assert doc and all("text" in x for x in doc)
+
+
+def test_a_ship_gone_or_seen_as_a_road() -> None:
+    s = load_scenario("new-shores", 3, seed=1)
+    game = Game(s.board, PLAYERS, s.rules, rng=2)
+    ships = []
+    for seed in range(100):  # random play until someone has built a ship
+        play_random(game, 20, seed=seed)
+        ships = [e for e, o in enumerate(game.edge_owner) if o != -1 and game.edge_kind[e] == SHIP]
+        if ships:
+            break
+    e = ships[0]
+    side, owner = game.topology.edges[e], game.players[game.edge_owner[e]]
+    rest = [p for p in game_pieces(game) if p.edge != side]
+    (d,) = reconcile(game, Seen(rest)).discrepancies
+    assert (d.kind, d.where) == ("missing", tuple(side))
+    assert d.text.startswith(f"{owner}'s ship at") and d.fix.startswith(f"put {owner}'s ship back")
+    (d,) = reconcile(game, Seen([*rest, Piece("road", owner, edge=side)])).discrepancies
+    assert (d.kind, d.where) == ("changed", tuple(side))
+    assert f"a {owner} road at" in d.text and f"where the game has {owner}'s ship" in d.text
