@@ -234,3 +234,11 @@ def land_hexes_of(game: Game, v: int) -> set[tuple[int, int]]:
     """The land hexes around corner ``v`` (by index), as (q, r)."""
     t = game.topology
     return {t.hexes[h] for h in t.vertex_hexes[v] if game.hex_land[h]}
+
+
+def refusal(rule: str, reason: str, *args: object) -> IllegalAction:
+    """The engine's refusal of an action by rule ``rule``, for a hook to raise or return."""
+    # Imported here: companion.game imports the hooks.
+    from companion.game import IllegalAction
+
+    return IllegalAction(rule, reason, *args)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from companion.actions import DEV_CARDS, Action, DevCard, register_action
 from companion.board import RESOURCES, Resource, Terrain
-from companion.hooks.base import Hook
+from companion.hooks.base import Hook, refusal
 
 if TYPE_CHECKING:
     from companion.game import Event, Game, IllegalAction
@@ -140,12 +140,6 @@ class AcceptGift(Action):
 class RefuseGift(Action):
     type: ClassVar[str] = "refuse_gift"
     label: ClassVar[str] = "Refuse the gift"
-
-
-def _refuse(rule: str, reason: str, *args: object) -> IllegalAction:
-    from companion.game import IllegalAction
-
-    return IllegalAction(rule, reason, *args)
 
 
 class BestFriends(Hook):
@@ -299,11 +293,11 @@ class BestFriends(Hook):
     def pending(self, game: Game) -> IllegalAction | None:
         st = self.state(game)
         if st["returning"] is not None:
-            return _refuse("5.1.8", "{} must first return a favour tile", st["returning"])
+            return refusal("5.1.8", "{} must first return a favour tile", st["returning"])
         if st["offer"] is not None:
-            return _refuse("5.1.3", "{} must first accept or refuse the gift", st["offer"][1])
+            return refusal("5.1.3", "{} must first accept or refuse the gift", st["offer"][1])
         if st["draws"]:
-            return _refuse("5.1.5", "{} must first draw a favour tile", st["draws"][0])
+            return refusal("5.1.5", "{} must first draw a favour tile", st["draws"][0])
         return None
 
     def generate(self, game: Game, out: list[Action]) -> None:
@@ -367,17 +361,17 @@ class BestFriends(Hook):
         """Why a favour of ``guild`` could do nothing for seat ``p`` now, or None."""
         st = self.state(game)
         if guild == "traders" and not any(game.hands[p]):
-            return _refuse("5.1.7", "traders swap a card of your hand: you hold none")
+            return refusal("5.1.7", "traders swap a card of your hand: you hold none")
         if guild == "merchants" and not any(game.bank):
-            return _refuse("5.1.7", "the bank has no card for the merchants to give")
+            return refusal("5.1.7", "the bank has no card for the merchants to give")
         if guild == "road_builders" and not (
             game.roads_left[p] and game.road_spots(game.players[p])
         ):
-            return _refuse("5.1.7", "there is no free spot (or no road) for the road builders")
+            return refusal("5.1.7", "there is no free spot (or no road) for the road builders")
         if guild == "scholars" and not any(game.deck):
-            return _refuse("5.1.7", "the development cards are used up")
+            return refusal("5.1.7", "the development cards are used up")
         if guild == "master_builders" and st["chips"] <= 0:
-            return _refuse("5.1.7", "the master builders' Catan chips are used up")
+            return refusal("5.1.7", "the master builders' Catan chips are used up")
         return None
 
     def check(self, game: Game, p: int, action: Action) -> None:
@@ -386,32 +380,32 @@ class BestFriends(Hook):
         pending = self.pending(game)
         if isinstance(action, DrawFavour):
             if not st["draws"] or st["draws"][0] != me or st["returning"] or st["offer"]:
-                raise pending or _refuse("5.1.5", "{} is owed no favour", me)
+                raise pending or refusal("5.1.5", "{} is owed no favour", me)
             self._check_guild(st, action.guild)
             return
         if isinstance(action, ReturnFavour):
             if st["returning"] != me:
-                raise pending or _refuse("5.1.8", "{} has no favour tile to return", me)
+                raise pending or refusal("5.1.8", "{} has no favour tile to return", me)
             if not self._counts(game, me).get(action.guild):
-                raise _refuse("5.1.8", "{} holds no {} tile", me, guild_words(action.guild))
+                raise refusal("5.1.8", "{} holds no {} tile", me, guild_words(action.guild))
             return
         if isinstance(action, AcceptGift | RefuseGift):
             if st["offer"] is None or st["offer"][1] != me:
-                raise pending or _refuse("5.1.3", "nobody offers {} a gift", me)
+                raise pending or refusal("5.1.3", "nobody offers {} a gift", me)
             return
         if pending is not None:
             raise pending
         if game.phase not in self._own_turn_phases() or p != game.current:
             when = "in one's own turn" + ("" if self.before_roll else ", after the roll")
-            raise _refuse("5.1.6", "favours and gifts are used {}", when)
+            raise refusal("5.1.6", "favours and gifts are used {}", when)
         if isinstance(action, TraderSwap):
             self._check_trader_swap(game, p, action)
         elif isinstance(action, RedeemFavour | SwapFavour):
             if st["acted"] == game.turn_number:
-                raise _refuse("5.1.6", "one redemption or one swap a turn: {} had theirs", me)
+                raise refusal("5.1.6", "one redemption or one swap a turn: {} had theirs", me)
             if isinstance(action, SwapFavour):
                 if not self._supply_total(st):
-                    raise _refuse("5.1.8", "the favour supply is empty")
+                    raise refusal("5.1.8", "the favour supply is empty")
                 self._check_guild(st, action.guild)
             else:
                 self._check_redeem(game, p, action)
@@ -422,29 +416,29 @@ class BestFriends(Hook):
         if guild is None:
             return
         if guild not in GUILD_NAMES:
-            raise _refuse("5.1.1", "{!r} is not a guild ({})", guild, ", ".join(GUILD_NAMES))
+            raise refusal("5.1.1", "{!r} is not a guild ({})", guild, ", ".join(GUILD_NAMES))
         if not st["supply"][guild]:
-            raise _refuse("5.1.5", "no {} tile is left in the supply", guild_words(guild))
+            raise refusal("5.1.5", "no {} tile is left in the supply", guild_words(guild))
 
     def _check_trader_swap(self, game: Game, p: int, a: TraderSwap) -> None:
         if not self.state(game)["swaps_left"]:
-            raise _refuse("5.1.7", "no traders' swap left this turn: redeem a traders' favour")
+            raise refusal("5.1.7", "no traders' swap left this turn: redeem a traders' favour")
         if a.give == a.get:
-            raise _refuse("5.1.7", "a swap gives one resource for another")
+            raise refusal("5.1.7", "a swap gives one resource for another")
         if not game.hands[p][RESOURCES.index(a.give)]:
-            raise _refuse("5.1.7", "{} holds no {}", game.players[p], a.give.value)
+            raise refusal("5.1.7", "{} holds no {}", game.players[p], a.give.value)
         if not game.bank[RESOURCES.index(a.get)]:
-            raise _refuse("1.6.5", "the bank has no {} left", a.get.value)
+            raise refusal("1.6.5", "the bank has no {} left", a.get.value)
 
     def _check_redeem(self, game: Game, p: int, a: RedeemFavour) -> None:
         me = game.players[p]
         if a.guild not in GUILD_NAMES:
-            raise _refuse("5.1.1", "{!r} is not a guild ({})", a.guild, ", ".join(GUILD_NAMES))
+            raise refusal("5.1.1", "{!r} is not a guild ({})", a.guild, ", ".join(GUILD_NAMES))
         need, have = NEEDED[a.guild], self._usable(game, me)[a.guild]
         if have < need:
             fresh = self._counts(game, me)[a.guild] - have
             later = f" ({fresh} drawn this turn count from the next)" if fresh else ""
-            raise _refuse(
+            raise refusal(
                 "5.1.6",
                 "{} favours take {} tile(s); {} has {}{}",
                 guild_words(a.guild),
@@ -458,30 +452,30 @@ class BestFriends(Hook):
             raise error
         if a.guild == "merchants":
             if a.resource is None:
-                raise _refuse("5.1.7", "name the resource the merchants give")
+                raise refusal("5.1.7", "name the resource the merchants give")
             if not game.bank[RESOURCES.index(a.resource)]:
-                raise _refuse("1.6.5", "the bank has no {} left", a.resource.value)
+                raise refusal("1.6.5", "the bank has no {} left", a.resource.value)
         elif a.resource is not None:
-            raise _refuse("5.1.7", "only the merchants' favour takes a resource")
+            raise refusal("5.1.7", "only the merchants' favour takes a resource")
         if a.card is not None:
             if a.guild != "scholars":
-                raise _refuse("5.1.7", "only the scholars' favour draws a development card")
+                raise refusal("5.1.7", "only the scholars' favour draws a development card")
             if not game.deck[DEV_CARDS.index(a.card)]:
-                raise _refuse("1.10.1", "no {} is left in the deck", a.card.value)
+                raise refusal("1.10.1", "no {} is left in the deck", a.card.value)
 
     def _check_gift(self, game: Game, p: int, a: OfferGift) -> None:
         st = self.state(game)
         o = game.seat(a.partner)
         if not self._may_gift(game):
-            raise _refuse("5.1.3", "one accepted gift a turn, after the roll")
+            raise refusal("5.1.3", "one accepted gift a turn, after the roll")
         if o == p:
-            raise _refuse("5.1.3", "a gift goes to an opponent")
+            raise refusal("5.1.3", "a gift goes to an opponent")
         if a.partner in st["refused"]:
-            raise _refuse("5.1.3", "{} refused a gift this turn already", a.partner)
+            raise refusal("5.1.3", "{} refused a gift this turn already", a.partner)
         if game.public_victory_points(o) > game.public_victory_points(p):
-            raise _refuse("5.1.3", "gifts go to players with no more visible points than yours")
+            raise refusal("5.1.3", "gifts go to players with no more visible points than yours")
         if not game.hands[p][RESOURCES.index(a.resource)]:
-            raise _refuse("5.1.3", "{} holds no {}", game.players[p], a.resource.value)
+            raise refusal("5.1.3", "{} holds no {}", game.players[p], a.resource.value)
 
     def resolve(self, game: Game, action: Action) -> Action:
         st = self.state(game)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from companion.actions import Action, register_action
 from companion.board import RESOURCES, Hex, Resource, Terrain
-from companion.hooks.base import Hook
+from companion.hooks.base import Hook, refusal
 
 if TYPE_CHECKING:
     from companion.game import Event, Game, IllegalAction
@@ -155,12 +155,6 @@ def stack_problems(stack: Sequence[Mapping[str, Any]]) -> list[str]:
     if numbered != list(range(1, 7)) or numbers[: len(numbered)] != numbered:
         out.append("the numbered cards 1 to 6 go on top in order, the unnumbered ones below")
     return out
-
-
-def _ask(rule: str, reason: str, *args: object) -> IllegalAction:
-    from companion.game import IllegalAction
-
-    return IllegalAction(rule, reason, *args)
 
 
 # -- the actions ---------------------------------------------------------------------------
@@ -371,13 +365,13 @@ class Helpers(Hook):
     def pending(self, game: Game) -> IllegalAction | None:
         st = self.state(game)
         if st["after"] is not None:
-            return _ask("5.2.4", "{} must first keep or exchange their helper", st["after"])
+            return refusal("5.2.4", "{} must first keep or exchange their helper", st["after"])
         for color, key in st["claims"].items():
             # 5.2.4: on the B side the advantage must be used when the situation arises (if
             # the bank has any card to give).
             card = self._ready(game, color, key)
             if card is not None and card["side"] == "B" and any(game.bank):
-                return _ask("5.2.4", "{} must first take the resource of their helper", color)
+                return refusal("5.2.4", "{} must first take the resource of their helper", color)
         return None
 
     def generate(self, game: Game, out: list[Action]) -> None:
@@ -468,13 +462,13 @@ class Helpers(Hook):
         give, get = RESOURCES.index(a.give), RESOURCES.index(a.get)
         what = key.removesuffix("_assist").replace("dev", "development card")
         if give == get or not hand[give] or not game.bank[get]:
-            return _ask("5.2.6", "swap a card you hold for another the bank has")
+            return refusal("5.2.6", "swap a card you hold for another the bank has")
         if all(h >= c for h, c in zip(hand, cost, strict=True)):
-            return _ask("5.2.6", "you can pay for the {} already", what)
+            return refusal("5.2.6", "you can pay for the {} already", what)
         hand[give] -= 1
         hand[get] += 1
         if not all(h >= c for h, c in zip(hand, cost, strict=True)):
-            return _ask("5.2.6", "after that swap the {} is still not paid", what)
+            return refusal("5.2.6", "after that swap the {} is still not paid", what)
         return _room_error(game, p, key)
 
     def check(self, game: Game, p: int, action: Action) -> None:
@@ -484,18 +478,18 @@ class Helpers(Hook):
         me = game.players[p]
         if isinstance(action, HelperKeep | HelperExchange):
             if st["after"] != me:
-                raise self.pending(game) or _ask(
+                raise self.pending(game) or refusal(
                     "5.2.5", "{} has not used their helper: an unused one is not exchanged", me
                 )
             card = self.card_of(game, me)
             assert card is not None
             if isinstance(action, HelperKeep) and card["side"] == "B":
-                raise _ask("5.2.4", "after its second use the helper must be exchanged")
+                raise refusal("5.2.4", "after its second use the helper must be exchanged")
             if isinstance(action, HelperExchange) and (
                 action.card not in st["display"] or action.card == card["card"]
             ):
                 names = ", ".join(k for k in st["display"] if k != card["card"])
-                raise _ask("5.2.4", "take another helper from the display: {}", names)
+                raise refusal("5.2.4", "take another helper from the display: {}", names)
             return
         pending = self.pending(game)
         if isinstance(action, HelperClaim):
@@ -503,37 +497,37 @@ class Helpers(Hook):
             if st["after"] is not None:
                 raise pending  # type: ignore[misc]
             if key is None or not self._ready(game, me, key):
-                raise _ask("5.2.6", "{}'s helper gives nothing for this roll", me)
+                raise refusal("5.2.6", "{}'s helper gives nothing for this roll", me)
             if not game.bank[RESOURCES.index(action.resource)]:
-                raise _ask("1.6.5", "the bank has no {} left", action.resource.value)
+                raise refusal("1.6.5", "the bank has no {} left", action.resource.value)
             return
         if pending is not None:
             raise pending
         keys = USE_OF[type(action)]
         card = self.card_of(game, me)
         if card is None or card["card"] not in keys:
-            raise _ask("5.2.6", "{}'s helper does not do that", me)
+            raise refusal("5.2.6", "{}'s helper does not do that", me)
         if card["since"] >= game.turn_number:
-            raise _ask("5.2.5", "a helper is not used in the turn it was received")
+            raise refusal("5.2.5", "a helper is not used in the turn it was received")
         if card["used"] == game.turn_number:
-            raise _ask("5.2.5", "a helper is used once a turn")
+            raise refusal("5.2.5", "a helper is used once a turn")
         if game.phase != Phase.MAIN or p != game.current:
-            raise _ask("5.2.6", "this helper works in one's own turn, after the roll")
+            raise refusal("5.2.6", "this helper works in one's own turn, after the roll")
         if action not in self._turn_uses(game, p, card["card"]):
             raise self._why_not(game, p, card["card"], action)
 
     def _why_not(self, game: Game, p: int, key: str, action: Action) -> IllegalAction:
         if isinstance(action, HelperAssist):
-            return self._assist_error(game, p, key, action) or _ask("5.2.6", "not possible")
+            return self._assist_error(game, p, key, action) or refusal("5.2.6", "not possible")
         if isinstance(action, HelperAlms):
-            return _ask(
+            return refusal(
                 "5.2.6", "alms come from a player with more visible points who holds that card"
             )
         if isinstance(action, HelperDesert):
-            return _ask("5.2.6", "the robber goes to a desert it is not on")
+            return refusal("5.2.6", "the robber goes to a desert it is not on")
         if isinstance(action, HelperForcedTrade):
-            return _ask("5.2.6", "take a card the opponent holds, for a different one you hold")
-        return _ask("5.2.6", "that resource is traded 2:1 already")
+            return refusal("5.2.6", "take a card the opponent holds, for a different one you hold")
+        return refusal("5.2.6", "that resource is traded 2:1 already")
 
     def execute(self, game: Game, p: int, action: Action) -> list[Event]:
         st = self.state(game)
@@ -691,13 +685,13 @@ def _room_error(game: Game, p: int, key: str) -> IllegalAction | None:
     paid for (no spot, no piece, no card left), or None."""
     me = game.players[p]
     if key == "road_assist" and not (game.roads_left[p] and game.road_spots(me)):
-        return _ask("5.2.6", "there is no spot (or no road left) for a road")
+        return refusal("5.2.6", "there is no spot (or no road left) for a road")
     if key == "settlement_assist" and not (game.settlements_left[p] and game.settlement_spots(me)):
-        return _ask("5.2.6", "there is no spot (or no settlement left) for a settlement")
+        return refusal("5.2.6", "there is no spot (or no settlement left) for a settlement")
     if key == "city_assist" and not (game.cities_left[p] and game.city_spots(me)):
-        return _ask("5.2.6", "there is no settlement to turn into a city")
+        return refusal("5.2.6", "there is no settlement to turn into a city")
     if key == "dev_assist" and not any(game.deck):
-        return _ask("5.2.6", "the development cards are used up")
+        return refusal("5.2.6", "the development cards are used up")
     return None
 
 
