@@ -325,6 +325,18 @@ def _found_towards_fog(game: Game) -> tuple[int, int]:
     return v, e
 
 
+def _fog_reached(game: Game, e: int) -> tuple[int, int]:
+    """A fog hex next to side ``e`` (the lowest by index where the side touches two)."""
+    t = game.topology
+    fog = [
+        h
+        for x in t.edge_vertices[e]
+        for h in t.vertex_hexes[x]
+        if game.board.tiles[t.hexes[h]].terrain == Terrain.UNEXPLORED
+    ]
+    return t.hexes[min(fog)]
+
+
 def test_a_piece_reaching_the_fog_turns_up_a_hex_and_land_pays_its_explorer():
     game, _ = _fog_game()
     t = game.topology
@@ -351,13 +363,7 @@ def test_the_table_may_say_what_was_revealed_and_impossible_reports_are_refused(
     t = game.topology
     v, e = _found_towards_fog(game)
     piece = BuildRoad
-    fog = [
-        h
-        for x in t.edge_vertices[e]
-        for h in t.vertex_hexes[x]
-        if game.board.tiles[t.hexes[h]].terrain == Terrain.UNEXPLORED
-    ]
-    q, r = t.hexes[min(fog)]
+    q, r = _fog_reached(game, e)
     before = game.snapshot()
     with pytest.raises(IllegalAction) as err:  # not a hex this piece reaches
         game.apply(piece("red", t.edges[e], ((q + 5, r, "hills", 5),)))
@@ -376,13 +382,7 @@ def test_an_explored_gold_field_gives_a_card_of_choice_then_play_goes_on():
     t = game.topology
     v, e = _found_towards_fog(game)
     piece = BuildRoad
-    fog = [
-        h
-        for x in t.edge_vertices[e]
-        for h in t.vertex_hexes[x]
-        if game.board.tiles[t.hexes[h]].terrain == Terrain.UNEXPLORED
-    ]
-    q, r = t.hexes[min(fog)]
+    q, r = _fog_reached(game, e)
     game.apply(piece("red", t.edges[e], ((q, r, "gold", 8),)))
     assert game.phase == Phase.CHOOSE_GOLD
     game.apply(ChooseGold("red", Cards.of(ore=1)))
