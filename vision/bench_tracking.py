@@ -24,9 +24,9 @@ a hand like the pieces. Measured:
   on one core.
 
 With ``--datasets`` holding boards-dev (default ../shared/datasets), the real photos' piece
-counts are compared with what ``vision.pieces.detect_pieces`` finds (found and extra, by
-colour): the colour model is the renderer's, so this measures how far it carries to real
-plastic.
+counts are compared with what ``vision.pieces.detect_pieces`` finds (found and extra per
+layout, by kind and by family), with its default options for real plastic and with each of
+them changed (:data:`REAL_VARIANTS`): how far the renderer's colours carry to real pieces.
 
 ``--measure-colours N`` instead prints the CIELAB statistics of the colour classes over N
 renders (how vision.pieces' class table was made).
@@ -393,8 +393,9 @@ def _catch_up(table: Table, plan: StepPlan, tally: Tally) -> None:
 #: vision.pieces.detect_pieces for standing, shaded plastic (keyword arguments).
 REAL_VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
+    "renderer_only": {"shades": (), "context": 1.0},
+    "no_shades": {"shades": ()},
     "no_ground_check": {"context": 1.0},
-    "shaded": {"shades": (0.5,)},
     "standing": {"standing": True},
 }
 

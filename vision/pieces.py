@@ -110,10 +110,14 @@ EMPTY = 0
 # tall, a road a tenth thick).
 _BUILDING_MID = 0.15
 _ROAD_MID = 0.05
-#: A single photo's sites are ground, not pieces, when more than this fraction of their
-#: surroundings has their colour (the real photos of boards-dev: light tile borders read as
+#: A single photo's sites are ground, not pieces, when more than this fraction of one part of
+#: their surroundings has their colour (the real photos of boards-dev: the coast's foam read as
 #: white roads, brown hills as brown pieces; see docs/vision-tracking.md).
-GROUND_CONTEXT = 0.25
+GROUND_CONTEXT = 0.5
+#: Light factors of the shaded player colours a single photo is read with: real plastic is
+#: three-dimensional, and its faces turned from the lamp are darker than the renders' flat
+#: pieces (chosen leaving one layout of boards-dev out, see docs/vision-tracking.md).
+PLASTIC_SHADES = (0.5, 0.3)
 # A focal length above this many image sizes is a top-down view: no tilt to measure.
 _MAX_FOCAL = 20.0
 
@@ -409,6 +413,10 @@ class _Sites:
     estrip: tuple[np.ndarray, np.ndarray]
     eoff: tuple[np.ndarray, np.ndarray]
     vring: tuple[np.ndarray, np.ndarray]
+    # The ground around a site: per (vertex, sector 0..2) the ring off the road bands inside
+    # one of the corner's three hexes; per (side, 0..1) the disc off its band on either hand.
+    vground: tuple[np.ndarray, np.ndarray]
+    eground: tuple[np.ndarray, np.ndarray]
     vsize: dict[str, np.ndarray] = field(default_factory=dict)
 
 
@@ -435,8 +443,10 @@ class PieceDetector:
             building's middle projects, each side where a road's does. None: pieces are
             read flat at their corners and sides (the renderer draws them flat).
         context: a site's colour is the ground's, not a piece's, when more than this
-            fraction of its surroundings has it too (the ring 0.3..0.42 hex radii around a
-            corner; beside a side's road band). 1.0 never rejects.
+            fraction of one part of its surroundings has it too: of the ring 0.3..0.42 hex
+            radii around a corner, off the road bands, inside one of its three hexes; of the
+            disc beside a side's road band, on one hand (the coast's foam lies on one hand of
+            the rim's sides). 1.0 never rejects.
     """
 
     def __init__(
@@ -470,9 +480,12 @@ class PieceDetector:
         players = [protos[c] for c in self.colours]
         # Each shade is one more class per colour, telling the same colour index.
         self._class_colour = list(range(len(self.colours)))
+        # A shaded white is grey: the mountains, the frame and the borders' own shadows are
+        # that too, so white has no shaded class.
+        hued = [i for i, c in enumerate(self.colours) if c != "white"]
         for factor in shades:
-            players += [shaded_class(protos[c], factor) for c in self.colours]
-            self._class_colour += list(range(len(self.colours)))
+            players += [shaded_class(protos[self.colours[i]], factor) for i in hued]
+            self._class_colour += hued
         classes = players + background
         self._means = np.array([m for m, _ in classes], np.float32)
         spread = np.array([_PLAYER_SPREAD] * len(players) + [1.0] * len(background))
@@ -580,6 +593,9 @@ class PieceDetector:
             return offs @ d, offs @ np.array([-d[1], d[0]])
 
         vcore, varea, vband, vring = ([], []), ([], []), ([], []), ([], [])
+        vground, eground = ([], []), ([], [])
+        angle = np.arctan2(off[:, 1], off[:, 0])
+        ring = (dist > _RING_FROM) & (dist <= _AREA_RADIUS)
         vband_edge = -np.ones((len(t.vertices), 3), np.int64)
 
         def add(target: tuple[list, list], idx: np.ndarray, site: int) -> None:
@@ -599,6 +615,22 @@ class PieceDetector:
                 band = (dist <= _AREA_RADIUS) & (s > _CORE_RADIUS) & (np.abs(n) <= _ROAD_HALF)
                 add(vband, flat(c, band), v * 3 + slot)
                 vband_edge[v, slot] = e
+            # The corner's three sides leave it 120 degrees apart (also those off the board,
+            # at its rim); the hexes lie between them.
+            a, b = (
+                np.array(vertex_position(x)) for x in edge_vertices(t.edges[t.vertex_edges[v][0]])
+            )
+            d = (b if np.allclose(a, p) else a) - p
+            first = math.atan2(d[1], d[0])
+            rel = np.mod(angle - first, 2 * np.pi)
+            off_bands = ring.copy()
+            for k in range(3):
+                across = np.abs(np.sin(angle - first - k * 2 * np.pi / 3)) * dist
+                ahead = np.cos(angle - first - k * 2 * np.pi / 3) > 0
+                off_bands &= ~(ahead & (across <= _ROAD_HALF))
+            sector = np.floor(rel / (2 * np.pi / 3)).astype(np.int64) % 3
+            for k in range(3):
+                add(vground, flat(c, off_bands & (sector == k)), v * 3 + k)
         estrip, eoff = ([], []), ([], [])
         for e, name in enumerate(t.edges):
             a, b = (np.array(vertex_position(x)) for x in edge_vertices(name))
@@ -609,12 +641,22 @@ class PieceDetector:
             strip = (np.abs(s) <= (_STRIP_TO - _STRIP_FROM) / 2) & (np.abs(n) <= _STRIP_HALF)
             add(estrip, flat(c, strip), e)
             add(eoff, flat(c, (dist <= _SHIP_RADIUS) & (np.abs(n) > _ROAD_HALF)), e)
+            add(eground, flat(c, (dist <= _SHIP_RADIUS) & (n > _ROAD_HALF)), e * 2)
+            add(eground, flat(c, (dist <= _SHIP_RADIUS) & (n < -_ROAD_HALF)), e * 2 + 1)
 
         def cat(pair: tuple[list, list]) -> tuple[np.ndarray, np.ndarray]:
             return np.concatenate(pair[0]), np.concatenate(pair[1])
 
         sites = _Sites(
-            cat(vcore), cat(varea), cat(vband), vband_edge, cat(estrip), cat(eoff), cat(vring)
+            cat(vcore),
+            cat(varea),
+            cat(vband),
+            vband_edge,
+            cat(estrip),
+            cat(eoff),
+            cat(vring),
+            cat(vground),
+            cat(eground),
         )
         n_v, n_e = len(t.vertices), len(t.edges)
         sites.vsize = {
@@ -624,6 +666,8 @@ class PieceDetector:
             "estrip": np.bincount(sites.estrip[1], minlength=n_e),
             "eoff": np.bincount(sites.eoff[1], minlength=n_e),
             "vring": np.bincount(sites.vring[1], minlength=n_v),
+            "vground": np.bincount(sites.vground[1], minlength=n_v * 3),
+            "eground": np.bincount(sites.eground[1], minlength=n_e * 2),
         }
         return sites
 
@@ -712,7 +756,15 @@ class PieceDetector:
             return flat.reshape(n, k + 2)
 
         vcore, varea = counts(s.vcore, n_v), counts(s.varea, n_v)
-        vring = counts(s.vring, n_v)
+        # Fractions of each colour in each part of the sites' surroundings (zeros when the
+        # ground check is off: the tracker reads every changed frame).
+        vground = np.zeros((n_v, 3, k + 2))
+        eground = np.zeros((n_e, 2, k + 2))
+        if self.context < 1.0:
+            vground = counts(s.vground, n_v * 3).reshape(n_v, 3, k + 2)
+            vground = vground / np.maximum(s.vsize["vground"], 1).reshape(n_v, 3, 1)
+            eground = counts(s.eground, n_e * 2).reshape(n_e, 2, k + 2)
+            eground = eground / np.maximum(s.vsize["eground"], 1).reshape(n_e, 2, 1)
         vband = counts(s.vband, n_v * 3).reshape(n_v, 3, k + 2)
         estrip, eoff = counts(s.estrip, n_e), counts(s.eoff, n_e)
 
@@ -732,7 +784,7 @@ class PieceDetector:
             ship = self.sea_edges[e] and off_frac[e] > _SHIP_OFF
             # A road's colour beside it as much as on it is the ground's (a light border, a
             # brown hill), not a piece's; a ship's hull lies across its side.
-            ground = not ship and off_frac[e] > self.context
+            ground = not ship and eground[e, :, best[e] + 2].max() > self.context
             if not ground and (best_frac[e] >= _PRESENT or (ship and best_frac[e] >= _PRESENT / 2)):
                 e_state[e] = state_code(int(best[e]), bool(ship))
                 e_conf[e] = _confidence(best_frac[e], _PRESENT)
@@ -744,7 +796,6 @@ class PieceDetector:
         v_size = np.maximum(s.vsize["vcore"], 1)
         v_cov = vcore[:, 0] / v_size
         vfrac = vcore[:, 2:] / v_size[:, None]
-        ring_size = np.maximum(s.vsize["vring"], 1)
         vbest = np.argmax(vfrac, axis=1)
         unit2 = self.px * self.px
         for v in range(n_v):
@@ -752,7 +803,7 @@ class PieceDetector:
                 v_state[v] = UNKNOWN
                 continue
             f, c = vfrac[v, vbest[v]], int(vbest[v])
-            if f < _PRESENT or vring[v, c + 2] / ring_size[v] > self.context:
+            if f < _PRESENT or vground[v, :, c + 2].max() > self.context:
                 v_conf[v] = _confidence(1.0 - f, 1.0 - _PRESENT)
                 continue
             # Every side's band is left out, road or not, so that the area does not depend
@@ -868,7 +919,7 @@ def detect_pieces(
     image: np.ndarray,
     registration: Any,
     prototypes: Mapping[str, tuple[float, float, float]] | None = None,
-    shades: Sequence[float] = (),
+    shades: Sequence[float] = PLASTIC_SHADES,
     standing: bool = False,
     context: float = GROUND_CONTEXT,
 ) -> list[DetectedPiece]:
@@ -880,8 +931,9 @@ def detect_pieces(
             and ``sea_fraction`` are used; the homography is refined on the tile borders).
         prototypes: player colours (CIELAB after light normalisation); the defaults are the
             renderer's pieces.
-        shades, context: see :class:`PieceDetector`; by default a site whose colour is as
-            much around it as on it is ground (:data:`GROUND_CONTEXT`).
+        shades, context: see :class:`PieceDetector`; by default shaded plastic is a player
+            colour (:data:`PLASTIC_SHADES`) and a site whose colour covers half of one part
+            of its surroundings is ground (:data:`GROUND_CONTEXT`).
         standing: read standing pieces where they project (the camera's place is measured
             from the homography, :func:`camera_position`).
 

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 from test_pieces import CAMERA, board_of
 
-from companion.board import Terrain, Vertex, vertex_position
+from companion.board import (
+    Edge,
+    Piece,
+    Terrain,
+    Vertex,
+    edge_vertices,
+    vertex_edges,
+    vertex_position,
+)
 from vision.pieces import (
     COLOURS,
     PLAYER_CLASSES,
@@ -117,3 +125,36 @@ def test_bad_options_are_refused() -> None:
         PieceDetector(h, list(board.tiles), camera=(0.0, 0.0, 0.1))
     with pytest.raises(ValueError, match="context"):
         PieceDetector(h, list(board.tiles), context=0.0)
+
+
+def test_a_colour_on_one_hand_of_a_side_is_ground_not_a_road() -> None:
+    """The coast's foam along the rim: a side's strip and one hand of it in one colour."""
+    board = board_of(Terrain.MOUNTAINS, [])
+    r = render_board(board, width=640, height=480, rng=1, conditions=CAMERA)
+    tiles = list(board.tiles)
+    side = Edge(0, 0, "NE")
+    a, b = (np.array(vertex_position(v)) for v in edge_vertices(side))
+    d = (b - a) / np.linalg.norm(b - a)
+    normal = np.array([-d[1], d[0]])
+    band = np.array([a, b, b + 0.35 * normal, a + 0.35 * normal])
+    image = r.image.copy()
+    pts = cv2.perspectiveTransform(band.reshape(-1, 1, 2), r.homography)
+    cv2.fillPoly(image, [np.round(pts).astype(np.int32)], RED)
+    plain, checked = (
+        PieceDetector(r.homography, tiles),
+        PieceDetector(r.homography, tiles, context=0.5),
+    )
+    i = plain.topology.edge_index[side]
+    assert plain.read(image).edge_state[i] == state_code(COLOURS.index("red"), False)
+    assert checked.read(image).edge_state[i] == 0
+
+
+def test_a_settlement_among_its_own_roads_is_no_ground() -> None:
+    """The roads leaving a corner cross its surroundings; the ground check leaves them out."""
+    pieces = [Piece("settlement", "red", vertex=CORNER)]
+    pieces += [Piece("road", "red", edge=e) for e in vertex_edges(CORNER)]
+    board = board_of(Terrain.MOUNTAINS, pieces)
+    r = render_board(board, width=640, height=480, rng=1, conditions=CAMERA)
+    det = PieceDetector(r.homography, list(board.tiles), context=0.25)
+    found = {(p.color, p.vertex or p.edge) for p in det.read(r.image).pieces()}
+    assert found == {("red", p.vertex or p.edge) for p in pieces}
