@@ -58,7 +58,16 @@ def _available(module: str) -> bool:
         return False
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of every command; only the command (or bench) named in ``argv`` gets its
+    arguments, so a start imports that command's module alone, not every other's (OpenCV,
+    SciPy, Flask...). Global options take no value, so the first words not starting with a
+    dash are the command and, for ``bench``, its target.
+
+    >>> build_parser(["bench", "route"]).parse_args(["bench", "route", "--json"]).json
+    True
+    """
+    named = [a for a in argv if not a.startswith("-")][:2]
     parser = argparse.ArgumentParser(
         prog="catan-companion",
         description="A table companion for the physical game of Catan.",
@@ -66,25 +75,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_text) in COMMANDS.items():
-        if not _available(module):
-            continue
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        importlib.import_module(module).add_arguments(p)
-        p.set_defaults(_module=module)
+    _add_modules(sub, COMMANDS, named[:1])
     bench = sub.add_parser("bench", help="measure speed and accuracy", description="benchmarks")
     bench_sub = bench.add_subparsers(dest="target", metavar="TARGET")
-    for name, (module, help_text) in BENCHES.items():
-        if not _available(module):
-            continue
-        p = bench_sub.add_parser(name, help=help_text, description=help_text)
-        importlib.import_module(module).add_arguments(p)
-        p.set_defaults(_module=module)
+    _add_modules(bench_sub, BENCHES, named[1:] if named[:1] == ["bench"] else [])
     return parser
 
 
+def _add_modules(
+    sub: argparse._SubParsersAction, table: dict[str, tuple[str, str]], named: list[str]
+) -> None:
+    for name, (module, help_text) in table.items():
+        if not _available(module):
+            continue
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name in named:
+            importlib.import_module(module).add_arguments(p)
+        p.set_defaults(_module=module)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,

@@ -89,3 +89,29 @@ def test_a_broken_pipe_of_the_commands_own_is_a_failure_not_a_quiet_end(tmp_path
     )
     assert done.returncode == 1
     assert done.stderr.strip() == "catan-companion: [Errno 32] Broken pipe"
+
+
+def test_a_command_imports_its_own_module_and_no_other_commands() -> None:
+    # A fresh interpreter: what this test session imported already does not count.
+    script = (
+        "import sys\n"
+        "from companion.cli import BENCHES, COMMANDS, build_parser\n"
+        "build_parser(['-v', 'replay', 'game.sqlite', '--json'])\n"
+        "modules = [m for m, _ in [*COMMANDS.values(), *BENCHES.values()]]\n"
+        "print(' '.join(m for m in modules if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["companion.commands.replay"]
+
+
+def test_the_helps_list_every_command_and_bench(capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.cli import BENCHES, COMMANDS, build_parser
+
+    for argv, names in ((["--help"], COMMANDS), (["bench", "--help"], BENCHES)):
+        with pytest.raises(SystemExit):
+            build_parser(argv).parse_args(argv)
+        listed = capsys.readouterr().out
+        assert [name for name in names if name not in listed] == []
