@@ -552,7 +552,10 @@ class PieceDetector:
         cls = np.argmin(dist + self._log_norm[:, None], axis=0)
         colour = np.array(self._class_colour + [-1] * (len(self._means) - len(self._class_colour)))
         out = colour[cls]
-        out[dist[cls, np.arange(len(cls))] > _FAR] = -1
+        far = dist[cls, np.arange(len(cls))] > _FAR
+        out[far] = -1
+        # Lit: won by a player colour's own class, not by one of its shades.
+        self._lit = ((cls < len(self.colours)) & ~far).reshape(n, n, n)
         return out.astype(np.int8).reshape(n, n, n)
 
     def seen_at(self, point: np.ndarray, height: float) -> np.ndarray:
@@ -719,6 +722,13 @@ class PieceDetector:
 
     def labels(self, top: np.ndarray, covered: np.ndarray | None = None) -> np.ndarray:
         """Per-pixel colour index (int8 (H, W); -1 no player colour, -2 covered)."""
+        return self._classify(top, covered)[0]
+
+    def _classify(
+        self, top: np.ndarray, covered: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`labels` and whether each pixel's colour is lit (bool (H, W)): won by the
+        colour's own class, not one of its shades."""
         fit = self.land if covered is None else self.land & ~covered
         anchor = self._anchor
         if covered is not None:
@@ -727,9 +737,10 @@ class PieceDetector:
         norm = normalise_light(top, fit, anchor)
         q = np.minimum(norm * (_LUT_LEVELS / 256.0), _LUT_LEVELS - 1).astype(np.int32)
         best = self._lut[q[..., 0], q[..., 1], q[..., 2]]
+        lit = self._lit[q[..., 0], q[..., 1], q[..., 2]]
         if covered is not None:
             best[covered] = -2
-        return best
+        return best, lit
 
     def read(self, image: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
         """Read every site of a photo.
@@ -744,18 +755,25 @@ class PieceDetector:
 
     def read_top(self, top: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
         """Read every site of a top view (``covered``: bool mask in top-view pixels)."""
-        lab = self.labels(top, covered).ravel()
+        labels, lit = self._classify(top, covered)
+        lab = labels.ravel()
+        # A city is told by the area of its lit colour: the renderer's pieces, which the
+        # threshold was measured on, have no shaded faces, and a real piece's shaded faces and
+        # the shadows beside it would make every settlement a city.
+        lab_lit = np.where(lit | (labels < 0), labels, -1).ravel()
         t, s = self.topology, self._sites
         n_v, n_e, k = len(t.vertices), len(t.edges), len(self.colours)
 
-        def counts(region: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+        def counts(
+            region: tuple[np.ndarray, np.ndarray], n: int, lab: np.ndarray = lab
+        ) -> np.ndarray:
             """(n, k + 2) pixel counts per site: column 0 covered, 1 none, 2.. colours."""
             idx, site = region
             values = lab[idx].astype(np.int64) + 2
             flat = np.bincount(site * (k + 2) + values, minlength=n * (k + 2))
             return flat.reshape(n, k + 2)
 
-        vcore, varea = counts(s.vcore, n_v), counts(s.varea, n_v)
+        vcore, varea = counts(s.vcore, n_v), counts(s.varea, n_v, lab_lit)
         # Fractions of each colour in each part of the sites' surroundings (zeros when the
         # ground check is off: the tracker reads every changed frame).
         vground = np.zeros((n_v, 3, k + 2))
@@ -765,7 +783,7 @@ class PieceDetector:
             vground = vground / np.maximum(s.vsize["vground"], 1).reshape(n_v, 3, 1)
             eground = counts(s.eground, n_e * 2).reshape(n_e, 2, k + 2)
             eground = eground / np.maximum(s.vsize["eground"], 1).reshape(n_e, 2, 1)
-        vband = counts(s.vband, n_v * 3).reshape(n_v, 3, k + 2)
+        vband = counts(s.vband, n_v * 3, lab_lit).reshape(n_v, 3, k + 2)
         estrip, eoff = counts(s.estrip, n_e), counts(s.eoff, n_e)
 
         # Sides first: the buildings' areas leave out their roads.

@@ -25,6 +25,7 @@ from vision.pieces import (
     state_code,
 )
 from vision.synth.render import render_board
+from vision.tracker import UPGRADE_GROWTH
 
 CORNER = Vertex(0, 0, "N")
 RED = (30, 30, 190)  # BGR of a red the classes call red on this render
@@ -158,3 +159,36 @@ def test_a_settlement_among_its_own_roads_is_no_ground() -> None:
     det = PieceDetector(r.homography, list(board.tiles), context=0.25)
     found = {(p.color, p.vertex or p.edge) for p in det.read(r.image).pieces()}
     assert found == {("red", p.vertex or p.edge) for p in pieces}
+
+
+def test_a_settlements_shaded_faces_do_not_make_it_a_city() -> None:
+    """The city test counts lit colour only: shaded faces and shadows widen a real piece."""
+    board = board_of(Terrain.MOUNTAINS, [])
+    r = render_board(board, width=640, height=480, rng=1, conditions=CAMERA)
+    p = np.array(vertex_position(CORNER))
+    image = r.image.copy()
+    angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    ring = p + 0.3 * np.column_stack([np.cos(angles), np.sin(angles)])
+    pts = cv2.perspectiveTransform(ring.reshape(-1, 1, 2), r.homography)
+    cv2.fillPoly(image, [np.round(pts).astype(np.int32)], tuple(int(0.45 * x) for x in RED))
+    _paint(image, r.homography, p, 0.13)
+    det = PieceDetector(r.homography, list(board.tiles), shades=(0.5, 0.3))
+    labels = det.labels(det.top_view(image))
+    corner = np.round(det._to_top(det.seen_at(p, 0.15))).astype(int)[0]
+    off = np.round(det._to_top(p + [0.22, 0.0])).astype(int)[0]
+    # The painted shade is read as red, around a lit red settlement.
+    assert labels[off[1], off[0]] == labels[corner[1], corner[0]] == COLOURS.index("red")
+    assert _state(det, image) == state_code(COLOURS.index("red"), False)
+
+
+@pytest.mark.parametrize("colour", ["red", "blue", "orange"])
+def test_with_shades_a_city_still_covers_more_than_a_settlement(colour: str) -> None:
+    road = Piece("road", colour, edge=Edge(0, 0, "NE"))
+    areas = []
+    for kind in ("settlement", "city"):
+        board = board_of(Terrain.MOUNTAINS, [Piece(kind, colour, vertex=CORNER), road])
+        r = render_board(board, width=640, height=480, rng=2, conditions=CAMERA)
+        det = PieceDetector(r.homography, list(board.tiles), shades=(0.5, 0.3))
+        areas.append(det.read(r.image).vertex_area[det.topology.vertex_index[CORNER]])
+    assert areas[0] > 0.03
+    assert areas[1] > UPGRADE_GROWTH * areas[0]
