@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import WAIT_S
 
 from companion.dice_bot import DiceBot
 from companion.dice_host import DiceTableHost
@@ -232,7 +233,7 @@ def rig(tmp_path: Path):
 def next_events(sub, kind: str):
     """The next update whose first event is ``kind`` (each wait is bounded; no sleeping)."""
     for _ in range(50):
-        update = sub.get(timeout=5)
+        update = sub.get(timeout=WAIT_S)
         assert update is not None, "no update from the table"
         if update.get("type") == "events" and update["events"][0]["type"] == kind:
             return update
@@ -249,14 +250,14 @@ def test_the_button_rolls_only_the_free_dice_and_the_tower_shows_the_turns_dice(
     device.press_button()
     first = next_events(sub, "rolled")["events"][0]
     assert first["player"] == "red" and first["source"] == "button"
-    assert first["dice"] == list(throws.get(timeout=5))
+    assert first["dice"] == list(throws.get(timeout=WAIT_S))
     table.call(ApplyAction(Hold("red", (0, 2, 5))))
     device.press_button()
     update = next_events(sub, "rolled")
-    second, thrown = update["events"][0]["dice"], throws.get(timeout=5)
+    second, thrown = update["events"][0]["dice"], throws.get(timeout=WAIT_S)
     assert second == [first["dice"][i] if i in (0, 2, 5) else thrown[i] for i in range(6)]
     # Then the link shows the turn's dice: the held ones with the faces they kept.
-    assert link.wait_shown(update["version"])
+    assert link.wait_shown(update["version"], WAIT_S)
     assert device.state.shown == (DiceKind.RESOURCE, tuple(FACES.index(f) for f in second))
 
 
@@ -264,7 +265,7 @@ def test_the_pages_roll_goes_through_the_tower(rig) -> None:
     table, device, link = rig
     future = link.roll()
     assert future is not None
-    events = future.result(5)
+    events = future.result(WAIT_S)
     assert events[0]["source"] == "tower"
     assert tuple(FACES.index(f) for f in events[0]["dice"]) == device.state.shown[1]
     assert table.jgame.history[-1]["source"] == "tower"
@@ -273,31 +274,31 @@ def test_the_pages_roll_goes_through_the_tower(rig) -> None:
 def test_a_throw_at_the_wrong_moment_changes_nothing_and_the_page_says_why(rig) -> None:
     table, device, link = rig
     for _ in range(3):
-        link.roll().result(5)
+        link.roll().result(WAIT_S)
     dice = table.state()["dice"]
     sub = table.subscribe()
     refused = link.roll()
     with pytest.raises(IllegalAction):
-        refused.result(5)
-    update = sub.get(timeout=5)
+        refused.result(WAIT_S)
+    update = sub.get(timeout=WAIT_S)
     assert update is not None and update["type"] == "parts"
     assert "did not count: three rolls are the most" in update["parts"]["tower"]["detail"]
     assert table.state()["dice"] == dice and table.jgame.journal.length == 3
     # The next good throw clears the message.
     table.call(ApplyAction(EndTurn("red")))
-    link.roll().result(5)
-    assert sub.get(timeout=5)["type"] == "events"  # the end of the turn
-    assert sub.get(timeout=5)["type"] == "events"  # blue's throw
-    assert sub.get(timeout=5)["parts"]["tower"]["detail"] == CONNECTED
+    link.roll().result(WAIT_S)
+    assert sub.get(timeout=WAIT_S)["type"] == "events"  # the end of the turn
+    assert sub.get(timeout=WAIT_S)["type"] == "events"  # blue's throw
+    assert sub.get(timeout=WAIT_S)["parts"]["tower"]["detail"] == CONNECTED
 
 
 def test_the_turn_light_follows_the_turn(rig) -> None:
     table, device, link = rig
     assert device.state.player == 0
-    link.roll().result(5)
+    link.roll().result(WAIT_S)
     update = table.call(ApplyAction(EndTurn("red")))
     assert update[-1] == {"type": "turn", "player": "blue"}
-    assert link.wait_shown(table.state()["version"])
+    assert link.wait_shown(table.state()["version"], WAIT_S)
     assert device.state.player == 1
 
 
@@ -351,7 +352,7 @@ def test_the_hosts_computer_players_play_a_game_to_its_end_with_the_tower(tmp_pa
 def next_events_until(sub, predicate, limit: int = 2000):
     """The first event satisfying ``predicate`` (each wait bounded; no sleeping)."""
     for _ in range(limit):
-        update = sub.get(timeout=5)
+        update = sub.get(timeout=WAIT_S)
         assert update is not None, "no update from the table"
         for event in update.get("events", ()):
             if predicate(event):
