@@ -33,6 +33,7 @@ from web_helpers import (
     beacons_fixture,  # noqa: F401  (a fixture, used by name)
     browser_fixture,  # noqa: F401  (a fixture, used by name)
     dice_for,
+    finish,
     inspect,
     make_beacon_table,
     make_scenario_table,
@@ -357,9 +358,7 @@ def test_event_to_dom_latency(browser: Any, served: tuple[Table, WebServer]) -> 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "latency.json").write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nevent-to-DOM latency (cpus={os.cpu_count()}): {json.dumps(result)}")
-    for device in (screen, phone):
-        assert device.errors == []
-        device.close()
+    finish(screen, phone)
 
 
 def test_cards_discards_and_the_bank_through_the_controls(
@@ -504,9 +503,7 @@ def test_cards_discards_and_the_bank_through_the_controls(
     blue.get_by_role("button", name="Join as this player", exact=True).click()
     blue.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert "not this table's code" in blue.text_content("#message")
-    for device in (red_phone, blue_phone):
-        assert device.errors == []
-        device.close()
+    finish(red_phone, blue_phone)
 
 
 def test_page_follows_a_restarted_companion(browser: Any, tmp_path: Path) -> None:
@@ -563,9 +560,7 @@ def test_a_coast_offers_a_road_or_a_ship(browser: Any, tmp_path: Path) -> None:
         assert screen.page.locator("#board-static polygon.sea").count() == 18
         assert "ships" in screen.page.text_content('.player[data-color="red"]')
         screen.shot("screen-1920-seafarers")
-        for device in (screen, phone):
-            assert device.errors == []
-            device.close()
+        finish(screen, phone)
     finally:
         server.close()
         table.stop()
@@ -651,10 +646,7 @@ def test_a_scenario_panel_shows_and_plays_any_scenario(
         assert card.count() == 1 and "red to blue" in card.text_content()
         screen.shot("screen-1920-scenario-panel")
         red.shot("phone-360-scenario-panel")
-        for device in (screen, red, blue):
-            assert device.unnamed_controls() == []
-            assert device.errors == []
-            device.close()
+        finish(screen, red, blue, controls_named=True)
     finally:
         server.close()
         table.stop()
@@ -696,9 +688,7 @@ def test_a_country_map_draws_its_spaces_and_offers_only_town_spaces(
         spots = phone.page.locator("#board-spots circle.spot")
         assert spots.count() == len(country["towns"])
         screen.shot("screen-1920-new-york-erie")
-        for device in (screen, phone):
-            assert device.errors == []
-            device.close()
+        finish(screen, phone)
     finally:
         server.close()
         table.stop()
@@ -761,10 +751,7 @@ def test_a_canal_tile_is_played_from_the_phone(browser: Any, tmp_path: Path) -> 
         assert "In play this turn" in canal.text_content()
         assert "plays a canal tile" in screen.page.text_content("#log")
         phone.shot("phone-360-canal-tile")
-        for device in (screen, phone):
-            assert device.unnamed_controls() == []
-            assert device.errors == []
-            device.close()
+        finish(screen, phone, controls_named=True)
     finally:
         server.close()
         table.stop()
@@ -854,10 +841,7 @@ def test_best_friends_favours_are_drawn_and_gifts_answered_on_the_phones(
         )
         screen.shot("screen-1920-best-friends")
         red.shot("phone-360-best-friends")
-        for device in (screen, red, blue):
-            assert device.unnamed_controls() == []
-            assert device.errors == []
-            device.close()
+        finish(screen, red, blue, controls_named=True)
     finally:
         server.close()
         table.stop()
@@ -898,10 +882,7 @@ def test_helpers_are_shown_used_and_exchanged_on_the_phones(browser: Any, tmp_pa
         mine = block.locator('.scenario-card[data-color="white"]').text_content()
         assert HELPERS["alms"].name in mine and "new this turn" in mine
         screen.shot("screen-1920-helpers")
-        for device in (screen, white):
-            assert device.unnamed_controls() == []
-            assert device.errors == []
-            device.close()
+        finish(screen, white, controls_named=True)
     finally:
         server.close()
         table.stop()

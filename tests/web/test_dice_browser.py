@@ -23,6 +23,7 @@ from web_helpers import (
     SCREEN,
     BrowserDevice,
     browser_fixture,  # noqa: F401  (a fixture, used by name)
+    finish,
 )
 
 from companion.dice_table import JournaledDiceGame, RollFree
@@ -156,9 +157,7 @@ def test_a_turn_played_by_tapping_and_followed_on_the_big_screen(browser: Any, s
     assert ann_sheet.locator(".joker.used").count() == 1
     assert screen.page.locator("#table-code").inner_text() == CODE
     screen.shot("dice-big-screen")
-    for device in (screen, ann, ben):
-        assert device.errors == []
-        device.close()
+    finish(screen, ann, ben)
 
 
 def test_the_big_screen_shows_the_plus_ramp_and_bonuses(browser: Any, tmp_path: Path) -> None:

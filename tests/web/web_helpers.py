@@ -370,3 +370,13 @@ class BrowserDevice:
 
     def close(self) -> None:
         self.context.close()
+
+
+def finish(*devices: Any, controls_named: bool = False) -> None:
+    """Close each device after the checks every browser test ends with: no script error on
+    its page and, with ``controls_named``, no control without an accessible name."""
+    for device in devices:
+        if controls_named:
+            assert device.unnamed_controls() == []
+        assert device.errors == []
+        device.close()
