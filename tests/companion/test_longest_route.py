@@ -46,9 +46,8 @@ networks = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
-@given(networks)
-def test_longest_route_equals_the_brute_force_search(net):
+def board_arrays(net: dict) -> tuple[list[int], list[int], list[int]]:
+    """A drawn network as the engine's arrays: side owners, side kinds, corner owners."""
     owner = [-1] * len(TOPO.edges)
     kind = [0] * len(TOPO.edges)
     for e, (p, k) in net["pieces"].items():
@@ -56,6 +55,13 @@ def test_longest_route_equals_the_brute_force_search(net):
     vowner = [-1] * len(TOPO.vertices)
     for v, p in net["buildings"].items():
         vowner[v] = p
+    return owner, kind, vowner
+
+
+@settings(max_examples=300, deadline=None)
+@given(networks)
+def test_longest_route_equals_the_brute_force_search(net):
+    owner, kind, vowner = board_arrays(net)
     for player in range(3):
         assert longest_route(TOPO, owner, kind, vowner, player) == brute_force(
             owner, kind, vowner, player
@@ -76,13 +82,7 @@ def test_a_plain_cycle_beside_a_line_is_not_missed():
 @settings(max_examples=300, deadline=None)
 @given(networks, st.integers(0, len(TOPO.edges) - 1), st.sampled_from([ROAD, SHIP]))
 def test_the_update_after_a_new_piece_at_a_loose_end_equals_a_full_search(net, new, new_kind):
-    owner = [-1] * len(TOPO.edges)
-    kind = [0] * len(TOPO.edges)
-    for e, (p, k) in net["pieces"].items():
-        owner[e], kind[e] = p, k
-    vowner = [-1] * len(TOPO.vertices)
-    for v, p in net["buildings"].items():
-        vowner[v] = p
+    owner, kind, vowner = board_arrays(net)
     assume(owner[new] != 0)  # a new piece of player 0
     before = brute_force(owner, kind, vowner, 0)
     owner[new], kind[new] = 0, new_kind
@@ -128,13 +128,7 @@ def test_the_update_keeps_a_longer_route_elsewhere():
 @settings(max_examples=200, deadline=None)
 @given(networks)
 def test_the_routes_from_each_corner_equal_the_brute_force_search(net):
-    owner = [-1] * len(TOPO.edges)
-    kind = [0] * len(TOPO.edges)
-    for e, (p, k) in net["pieces"].items():
-        owner[e], kind[e] = p, k
-    vowner = [-1] * len(TOPO.vertices)
-    for v, p in net["buildings"].items():
-        vowner[v] = p
+    owner, kind, vowner = board_arrays(net)
     for e, (player, _) in net["pieces"].items():
         for start in TOPO.edge_vertices[e]:
             assert longest_route_from(TOPO, owner, kind, vowner, player, start) == brute_force(

@@ -553,6 +553,16 @@ def test_the_engine_draws_the_plundered_cards_from_the_hand_before_the_roll():  
     assert resolved == SurrenderCards("red", Cards.of(wool=1))
 
 
+def sail_fleet_to_just_before(game, target):  # noqa: ANN001, ANN201
+    """Play whole turns rolling a 1 for the fleet until it stands one hex before ``target``."""
+    path = [tuple(h) for h in spec()["fleet_path"]]
+    while (path.index(target) - path.index(fleet_at(game))) % len(path) != 1:
+        game.rng.dice.append((1, 3))
+        game.apply(RollDice(game.current_player))
+        settle_attacks(game)
+        game.apply(EndTurn(game.current_player))
+
+
 def test_a_defender_with_more_warships_takes_booty_and_a_tie_does_nothing():  # 4.7.14
     game = pirate_game()
     found(game)
@@ -561,13 +571,7 @@ def test_a_defender_with_more_warships_takes_booty_and_a_tie_does_nothing():  # 
     home = corner(game, "red", "home")
     target = _fleet_hex_next_to(game, home)
     game.apply(EndTurn("red"))
-    path = [tuple(h) for h in spec()["fleet_path"]]
-    # sail until the fleet is one hex before the target, then roll a 1
-    while (path.index(target) - path.index(fleet_at(game))) % len(path) != 1:
-        game.rng.dice.append((1, 3))
-        game.apply(RollDice(game.current_player))
-        settle_attacks(game)
-        game.apply(EndTurn(game.current_player))
+    sail_fleet_to_just_before(game, target)  # then a 1 brings it there
     game.rng.dice.append((1, 2))
     events = game.apply(RollDice(game.current_player))
     red_attack = next(a for a in events[1]["attacks"] if a["player"] == "red")
@@ -587,12 +591,7 @@ def test_a_repelled_fleet_pays_booty_of_the_defenders_choice():  # 4.7.14
     home = corner(game, "red", "home")
     target = _fleet_hex_next_to(game, home)
     game.apply(EndTurn("red"))
-    path = [tuple(h) for h in spec()["fleet_path"]]
-    while (path.index(target) - path.index(fleet_at(game))) % len(path) != 1:
-        game.rng.dice.append((1, 3))
-        game.apply(RollDice(game.current_player))
-        settle_attacks(game)
-        game.apply(EndTurn(game.current_player))
+    sail_fleet_to_just_before(game, target)
     game.rng.dice.append((1, 4))
     events = game.apply(RollDice(game.current_player))
     red_attack = next(a for a in events[1]["attacks"] if a["player"] == "red")
