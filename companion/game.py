@@ -609,7 +609,7 @@ class Game:
             and self.phase != _GAME_OVER
             and p == self.current
         ):
-            self._check_victory(p, events)
+            self.check_victory(p, events)
         self.actions_applied += 1
         return events
 
@@ -1436,7 +1436,7 @@ class Game:
             holder = self.longest_road
             held = -1 if holder is None else self.road_lengths[holder]
             for o in {self.edge_owner[e] for e in self.topology.vertex_edges[v]} - {-1, p}:
-                self.road_lengths[o] = self._longest_road(o)
+                self.road_lengths[o] = self.longest_route_length(o)
             cut = holder is not None and self.road_lengths[holder] < held
             events.extend(self._update_longest_road(holder_cut=cut))
         return events
@@ -1497,7 +1497,7 @@ class Game:
         self.pieces_of[p].discard(e)
         self.pieces_of[p].add(to)
         self.turn.moved_ship = True
-        self.road_lengths[p] = self._longest_road(p)
+        self.road_lengths[p] = self.longest_route_length(p)
         events: list[Event] = [
             {"type": "moved_ship", "player": a.player, "from": list(a.edge), "to": list(a.to)}
         ]
@@ -1798,6 +1798,13 @@ class Game:
         ]
 
     def _do_end(self, p: int, a: EndTurn) -> list[Event]:
+        return self.end_turn(p)
+
+    def end_turn(self, p: int) -> list[Event]:
+        """End seat ``p``'s turn as :class:`EndTurn` does, for a hook's action that ends it.
+
+        The caller has already judged the action; nothing is checked here.
+        """
         if self.hooks and self.phase == _MAIN:
             ended = [event for hook in self.hooks for event in hook.turn_ended(self, p)]
             return ended + self._pass_turn()
@@ -1822,12 +1829,12 @@ class Game:
             {"type": "turn", "player": self.current_player, "turn": self.turn_number}
         ]
         # RULES.md 1.13.3: points gained outside one's turn win at the start of it.
-        self._check_victory(self.current, events)
+        self.check_victory(self.current, events)
         return events
 
     # -- longest road and victory ------------------------------------------------------------
 
-    def _longest_road(self, p: int) -> int:
+    def longest_route_length(self, p: int) -> int:
         """Length of seat ``p``'s longest route of roads and ships (RULES.md 1.11.1, 3.5.1)."""
         return longest_route(
             self.topology, self.edge_owner, self.edge_kind, self.vertex_owner, p, self.pieces_of[p]
@@ -1853,7 +1860,7 @@ class Game:
                     if len(pieces) <= _WALK_ALL_TRAILS_UP_TO:
                         return max(known, longest_route_from(t, edge_owner, kind, owner, p, v))
                     return longest_route(t, edge_owner, kind, owner, p, pieces, v, known)
-        return self._longest_road(p)
+        return self.longest_route_length(p)
 
     def _update_longest_road(self, holder_cut: bool = False) -> list[Event]:
         """Give the Longest Road card to whom RULES.md 1.11.2-1.11.5 say.
@@ -1886,7 +1893,11 @@ class Game:
             }
         ]
 
-    def _check_victory(self, p: int, events: list[Event]) -> None:
+    def check_victory(self, p: int, events: list[Event]) -> None:
+        """Append the ``game_over`` event to ``events`` if seat ``p`` has just won.
+
+        Hooks call it after giving points outside the engine's own actions.
+        """
         if self.phase in (_FOUNDING_SETTLEMENT, _FOUNDING_ROAD):
             return
         vp = self.victory_points(p)

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from companion.actions import Action, Cards, EndTurn, register_action
+from companion.actions import Action, Cards, register_action
 from companion.board import RESOURCES, Resource, edge, vertex
 from companion.hooks.base import Hook, land_hexes_of
 from companion.longest_route import SHIP
@@ -616,7 +616,7 @@ class PirateIslands(Hook):
             event["result"] = "lost" if lost == 2 else "tie"
             event["ships_lost"] = self._sink(game, p, lost)
         if game.phase.value != "game_over":
-            events.extend(game._do_end(p, EndTurn(me)))
+            events.extend(game.end_turn(p))
         return events
 
     def _capture(self, game: Game, p: int) -> list[Event]:
@@ -633,7 +633,7 @@ class PirateIslands(Hook):
             self._state(game)["fleet"] = None
             game.pirate = None
             events.append({"type": "fleet_removed"})
-        game._check_victory(p, events)
+        game.check_victory(p, events)
         return events
 
     def _sink(self, game: Game, p: int, n: int) -> list[list[Any]]:
@@ -647,7 +647,7 @@ class PirateIslands(Hook):
             game.ships_left[p] += 1
         warships = self._state(game)["warships"]
         warships[p] = min(warships[p], len(sides) - len(lost))
-        game.road_lengths[p] = game._longest_road(p)
+        game.road_lengths[p] = game.longest_route_length(p)
         return [list(game.topology.edges[e]) for e in lost]
 
     # -- what the page shows --------
