@@ -31,6 +31,7 @@ city or ship.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,8 @@ _MIN_STD = 6.0
 _FAR = 25.0
 # Levels per channel of the colour lookup table.
 _LUT_LEVELS = 64
+# A colour table cell not classified yet (cells are classified when first looked up).
+_UNCLASSIFIED = -3
 
 # The reference grey the board's mean is mapped to by the light normalisation (B, G, R),
 # and the colour the tile borders are then mapped to (the renderer's border, B, G, R).
@@ -134,6 +137,17 @@ _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be ther
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
 _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a city
 _SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
+
+
+@functools.cache
+def _cell_lab() -> np.ndarray:
+    """CIELAB of the centre of every colour table cell: float32 (levels**3, 3), flat in
+    B, G, R order (computed once per process)."""
+    n = _LUT_LEVELS
+    levels = (np.arange(n, dtype=np.float32) + 0.5) * (256.0 / n)
+    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+    bgr = np.stack([b, g, r], axis=-1).reshape(-1, 1, 3) / 255.0
+    return cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2Lab).reshape(-1, 3)
 
 
 def shaded_class(
@@ -494,7 +508,10 @@ class PieceDetector:
         if np.any(self._stds <= 0):
             raise ValueError("colour spreads must be positive")
         self._log_norm = 2.0 * np.log(self._stds).sum(axis=1)
-        self._lut = self._colour_table()
+        # The colour table, flat: a photo looks up a few thousand of its 262,144 cells, so
+        # each cell is classified when first looked up (see _classify_cells).
+        self._cells = np.full(_LUT_LEVELS**3, _UNCLASSIFIED, np.int8)
+        self._cells_lit = np.zeros(_LUT_LEVELS**3, bool)
         if any(not 0.0 < f < 1.0 for f in shades):
             raise ValueError(f"shades must be light factors between 0 and 1, not {list(shades)}")
         if camera is not None and (len(camera) != 3 or not camera[2] > _BUILDING_MID):
@@ -530,22 +547,44 @@ class PieceDetector:
             [ships and (len(hs) < 2 or any(hex_is_sea[i] for i in hs)) for hs in t.edge_hexes],
             bool,
         )
-        self._sites = self._build_sites()
+        self._hex_is_sea = hex_is_sea
+
+    @functools.cached_property
+    def _sites(self) -> _Sites:
+        """Every site's pixels, built on first use (a detector that only warps, like
+        :func:`refine_homography`'s, never needs them)."""
+        return self._build_sites()
+
+    @functools.cached_property
+    def _anchor(self) -> tuple[np.ndarray, np.ndarray]:
+        """The road strips' pixels that anchor the light (with their side numbers)."""
         # Tile borders are drawn around land hexes: only sides touching land anchor the light.
-        touches_land = np.array([any(not hex_is_sea[i] for i in hs) for hs in t.edge_hexes])
+        hex_is_sea = self._hex_is_sea
+        touches_land = np.array(
+            [any(not hex_is_sea[i] for i in hs) for hs in self.topology.edge_hexes]
+        )
         keep = touches_land[self._sites.estrip[1]]
-        self._anchor = (self._sites.estrip[0][keep], self._sites.estrip[1][keep])
+        return (self._sites.estrip[0][keep], self._sites.estrip[1][keep])
 
-    def _colour_table(self) -> np.ndarray:
-        """The class of every quantised normalised BGR colour: int8 (n, n, n), -1 for none.
-
-        Classifying the table's cell centres once makes each frame a lookup.
-        """
+    @property
+    def _lut(self) -> np.ndarray:
+        """The class of every quantised normalised BGR colour: int8 (n, n, n), -1 for none."""
         n = _LUT_LEVELS
-        levels = (np.arange(n, dtype=np.float32) + 0.5) * (256.0 / n)
-        b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
-        bgr = np.stack([b, g, r], axis=-1).reshape(-1, 1, 3) / 255.0
-        lab = cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+        for chunk in np.array_split(np.arange(n**3), 64):
+            self._classify_cells(chunk)
+        return self._cells.reshape(n, n, n)
+
+    def _classify_cells(self, cells: np.ndarray) -> None:
+        """Classify the colour table's ``cells`` (flat indices) not classified yet.
+
+        Each cell's centre colour takes the nearest class; once classified, a frame's pixels
+        are a lookup.
+        """
+        todo = cells[self._cells[cells] == _UNCLASSIFIED]
+        if not len(todo):
+            return
+        todo = np.unique(todo)
+        lab = _cell_lab()[todo]
         z = (lab[None, :, :] - self._means[:, None, :]) / self._stds[:, None, :]
         dist = np.einsum("kpc,kpc->kp", z, z)
         # Diagonal Gaussian classes: squared distance in standard deviations plus log spread.
@@ -554,9 +593,9 @@ class PieceDetector:
         out = colour[cls]
         far = dist[cls, np.arange(len(cls))] > _FAR
         out[far] = -1
+        self._cells[todo] = out
         # Lit: won by a player colour's own class, not by one of its shades.
-        self._lit = ((cls < len(self.colours)) & ~far).reshape(n, n, n)
-        return out.astype(np.int8).reshape(n, n, n)
+        self._cells_lit[todo] = (cls < len(self.colours)) & ~far
 
     def seen_at(self, point: np.ndarray, height: float) -> np.ndarray:
         """Where the board-plane ``point`` raised by ``height`` hex radii appears on the plane.
@@ -736,8 +775,10 @@ class PieceDetector:
             anchor = (anchor[0][keep], anchor[1][keep])
         norm = normalise_light(top, fit, anchor)
         q = np.minimum(norm * (_LUT_LEVELS / 256.0), _LUT_LEVELS - 1).astype(np.int32)
-        best = self._lut[q[..., 0], q[..., 1], q[..., 2]]
-        lit = self._lit[q[..., 0], q[..., 1], q[..., 2]]
+        cells = (q[..., 0] * _LUT_LEVELS + q[..., 1]) * _LUT_LEVELS + q[..., 2]
+        self._classify_cells(cells.ravel())
+        best = self._cells[cells]
+        lit = self._cells_lit[cells]
         if covered is not None:
             best[covered] = -2
         return best, lit
