@@ -49,10 +49,15 @@ _MIN_PX, _MAX_PX = 40.0, 90.0
 # Score given to an unread chip (and floor of any score) in the joint log-score; the chip
 # reader's own floor for leaving a chip unread.
 _SCORE_FLOOR = 0.02
-# Crops narrower than this (pixels) are enlarged before reading.
+# Side, in pixels, of the chip crops handed to the reader (the size it works at).
 _READ_SIDE = 128
 # Nominal chip diameter in hex radii.
 _CHIP_CROP = 0.8
+# How far (hex radii) from its hex's centre a chip may lie: players place chips by hand, 0.4
+# off is common; pieces stand on corners (1.0) and sides (0.87), well beyond this.
+_CHIP_OFFSET = 0.5
+# Half-side of a chip crop in disc radii: the rim and a little of the tile show.
+_CROP_MARGIN = 1.08
 
 
 def load_image(image_or_path: np.ndarray | str | Path) -> np.ndarray:
@@ -213,10 +218,11 @@ def chip_disc(
         x, y, r = known
         if (
             0.7 * nominal < r < 1.3 * nominal
-            and math.hypot(x - centre[0], y - centre[1]) < 0.3 * px
+            and math.hypot(x - centre[0], y - centre[1]) < _CHIP_OFFSET * px
         ):
             return known
-    half = int(math.ceil(0.65 * px))
+    # The window holds a whole chip lying as far off centre as a chip may.
+    half = int(math.ceil(_CHIP_OFFSET * px + 1.25 * nominal))
     cx, cy = int(round(centre[0])), int(round(centre[1]))
     x0, y0 = max(0, cx - half), max(0, cy - half)
     win = top[y0 : cy + half, x0 : cx + half]
@@ -226,35 +232,60 @@ def chip_disc(
             grey,
             cv2.HOUGH_GRADIENT,
             dp=1,
-            minDist=px,
+            minDist=nominal,
             param1=80,
             param2=12,
             minRadius=int(0.75 * nominal),
             maxRadius=int(1.25 * nominal),
         )
-        if circles is not None:
-            x, y, r = (float(v) for v in circles[0, 0])
-            x, y = x + x0, y + y0
-            if math.hypot(x - centre[0], y - centre[1]) < 0.3 * px:
-                return (x, y, r)
+        # The strongest circle close enough to the centre (they come strongest first).
+        for x, y, r in circles[0] if circles is not None else ():
+            x, y = float(x) + x0, float(y) + y0
+            if math.hypot(x - centre[0], y - centre[1]) < _CHIP_OFFSET * px:
+                return (x, y, float(r))
     return (float(centre[0]), float(centre[1]), nominal)
 
 
 def photo_chip_crop(
-    image: np.ndarray, top_to_image: np.ndarray, disc: tuple[float, float, float]
+    image: np.ndarray,
+    top_to_image: np.ndarray,
+    disc: tuple[float, float, float],
+    side: int = _READ_SIDE,
 ) -> np.ndarray | None:
-    """The chip as the camera saw it: the photo's bounding box of the disc (an ellipse under
-    perspective), with the sharpness of the original pixels. None if it leaves the photo."""
+    """The chip as seen from straight above, cut from the original photo.
+
+    The square around the disc ``(x, y, radius)`` of the top view is mapped through the
+    homography back into the photo and resampled once, at ``side`` pixels: the camera's own
+    (sharpest) pixels, with the perspective undone locally, so the chip is a centred circle
+    filling the crop whatever the camera's tilt. None if the disc leaves the photo.
+    """
     x, y, r = disc
-    r *= 1.08
-    ring = np.array([[x + r * np.cos(a), y + r * np.sin(a)] for a in np.linspace(0, 6.283, 16)])
-    pts = project(top_to_image, ring)
-    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
+    k = r * _CROP_MARGIN / (side / 2.0)
+    # Crop pixel (u, v) -> top view, sampling at pixel centres.
+    crop_to_top = np.array(
+        [[k, 0.0, x - k * (side - 1) / 2.0], [0.0, k, y - k * (side - 1) / 2.0], [0, 0, 1]]
+    )
+    crop_to_image = top_to_image @ crop_to_top
+    corners = project(crop_to_image, np.array([[0, 0], [side, 0], [side, side], [0, side]]))
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
     h, w = image.shape[:2]
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h or min(x1 - x0, y1 - y0) < 8:
         return None
-    return image[y0:y1, x0:x1]
+    roi = image[y0:y1, x0:x1]
+    # Photo pixels per crop pixel along the longer crop axis: a shrink needs a low-pass first.
+    shrink = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
+    shrink /= side
+    if shrink > 1.3:
+        roi = cv2.GaussianBlur(roi, (0, 0), 0.5 * math.sqrt(shrink * shrink - 1.0))
+    shift = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
+    return cv2.warpPerspective(
+        roi,
+        shift @ crop_to_image,
+        (side, side),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def chip_crop(top: np.ndarray, disc: tuple[float, float, float]) -> np.ndarray | None:
@@ -376,16 +407,6 @@ def _read_chips(
         if crop is None:
             continue
         hexes.append(h)
-        # The reader is trained on crops about 130 px wide; small chips are enlarged to that.
-        side = max(crop.shape[:2])
-        if side < _READ_SIDE:
-            crop = cv2.resize(
-                crop,
-                None,
-                fx=_READ_SIDE / side,
-                fy=_READ_SIDE / side,
-                interpolation=cv2.INTER_CUBIC,
-            )
         readings.append(read_chip(crop))
     expected = CHIP_COUNTS.get(reg.kind)
     if expected is not None and readings:

@@ -1,0 +1,94 @@
+"""Where read_board looks for each chip, and how it cuts the chip out of the photo."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.chips import read_chip
+from vision.read_board import chip_disc, photo_chip_crop
+from vision.synth.chip_art import render_chip
+
+# Top-view pixels per hex radius in these tests, and the chip radius there.
+PX = 60.0
+CHIP_R = 0.4 * PX
+
+
+def _tile_with_chip(offset: tuple[float, float], value: int = 9) -> np.ndarray:
+    """A green top-view tile (hex centre at (90, 90)) with a chip ``offset`` px off centre."""
+    tile = np.full((180, 180, 3), (60, 140, 70), np.uint8)
+    d = int(2 * CHIP_R)
+    chip, mask = render_chip(value, style="plain", size_px=d, rotation_deg=30.0)
+    x0 = int(round(90 + offset[0] - d / 2))
+    y0 = int(round(90 + offset[1] - d / 2))
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    roi = tile[y0 : y0 + d, x0 : x0 + d].astype(np.float32)
+    tile[y0 : y0 + d, x0 : x0 + d] = (roi * (1 - a) + chip * a).astype(np.uint8)
+    return tile
+
+
+@pytest.mark.parametrize("offset", [(0.0, 0.0), (0.4 * PX, 0.0), (-0.25 * PX, 0.3 * PX)])
+def test_a_chip_placed_off_centre_is_found_without_registration(
+    offset: tuple[float, float],
+) -> None:
+    # Players put chips down by hand: 0.4 hex radii off centre is common on real tables.
+    tile = _tile_with_chip(offset)
+    x, y, r = chip_disc(tile, np.array([90.0, 90.0]), PX, None, CHIP_R)
+    assert math.hypot(x - 90 - offset[0], y - 90 - offset[1]) < 0.15 * CHIP_R
+    assert abs(r - CHIP_R) < 0.2 * CHIP_R
+
+
+def test_a_registered_disc_off_centre_is_kept() -> None:
+    tile = _tile_with_chip((0.42 * PX, 0.0))
+    known = (90.0 + 0.42 * PX, 90.0, CHIP_R * 1.05)
+    assert chip_disc(tile, np.array([90.0, 90.0]), PX, known, CHIP_R) == known
+
+
+def test_a_disc_of_the_wrong_size_or_too_far_is_not_trusted() -> None:
+    tile = _tile_with_chip((0.0, 0.0))
+    centre = np.array([90.0, 90.0])
+    # A white piece on a corner (one hex radius away) is no chip, nor a blob twice its size.
+    for known in ((90.0 + PX, 90.0, CHIP_R), (90.0, 90.0, 2.0 * CHIP_R)):
+        x, y, _ = chip_disc(tile, centre, PX, known, CHIP_R)
+        assert math.hypot(x - 90, y - 90) < 0.15 * CHIP_R
+
+
+def _tilted_photo(tilt: float) -> tuple[np.ndarray, np.ndarray]:
+    """A photo of the tile seen at ``tilt`` degrees (squashed along y, perspective), and the
+    homography from the tile (top view) to the photo."""
+    tile = _tile_with_chip((0.0, 0.0), value=6)
+    c = math.cos(math.radians(tilt))
+    top_to_image = np.array([[2.0, 0.3, 40.0], [0.0, 2.0 * c, 30.0], [0.0, 0.0015, 1.0]])
+    photo = cv2.warpPerspective(tile, top_to_image, (480, 420), flags=cv2.INTER_LINEAR)
+    return photo, top_to_image
+
+
+def _paper_shape(crop: np.ndarray) -> tuple[float, np.ndarray]:
+    """Axis ratio (short/long) and centroid of the light paper disc in a crop."""
+    light = (cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) > 150).astype(np.uint8)
+    light = cv2.morphologyEx(light, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    pts = np.column_stack(np.nonzero(light)[::-1]).astype(np.float32)
+    cov = np.cov(pts.T)
+    eig = np.linalg.eigvalsh(cov)
+    return float(math.sqrt(eig[0] / eig[1])), pts.mean(axis=0)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 45.0, 60.0])
+def test_the_chip_crop_undoes_the_perspective(tilt: float) -> None:
+    photo, top_to_image = _tilted_photo(tilt)
+    crop = photo_chip_crop(photo, top_to_image, (90.0, 90.0, CHIP_R))
+    assert crop is not None and crop.shape == (128, 128, 3)
+    ratio, centroid = _paper_shape(crop)
+    # A round, centred disc, however steeply the camera saw it.
+    assert ratio > 0.93
+    assert np.hypot(*(centroid - 63.5)) < 4.0
+    reading = read_chip(crop)
+    assert reading.value == 6
+
+
+def test_a_chip_crop_leaving_the_photo_is_none() -> None:
+    photo, top_to_image = _tilted_photo(30.0)
+    assert photo_chip_crop(photo, top_to_image, (-50.0, 90.0, CHIP_R)) is None
