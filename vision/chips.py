@@ -107,17 +107,32 @@ class ChipAnalysis:
     redness: float
 
 
-def analyse_chip(image: np.ndarray) -> ChipAnalysis | None:
+def analyse_chip(
+    image: np.ndarray, disc: tuple[float, float, float] | None = None
+) -> ChipAnalysis | None:
     """Find the disc, the numeral's ink, the dots, the rotation and the ink colour of a crop.
 
     Args:
         image: BGR uint8 array of shape (H, W, 3), roughly centred on one chip.
+        disc: where the chip's disc is, ``(x, y, radius)`` in pixels of ``image``, when the
+            caller knows it (the board reader does); it is then only refined.
 
     Returns:
         The measurements, or ``None`` when no numeral-like ink is found on the disc.
     """
     work = _square(image)
-    cx, cy, radius = _find_disc(work)
+    prior = None
+    if disc is not None:
+        h, w = image.shape[:2]
+        side = max(h, w)
+        # _square pads the crop to a square about its centre, then scales it to _WORK.
+        k = _WORK / side
+        prior = (
+            (disc[0] + (side - w) // 2) * k,
+            (disc[1] + (side - h) // 2) * k,
+            disc[2] * k,
+        )
+    cx, cy, radius = _find_disc(work, prior)
     green = work[..., 1].astype(np.float32)
     # Paper level: a closing wider than any stroke removes the ink and keeps light gradients.
     k = max(3, int(radius * 0.35) | 1)
@@ -357,13 +372,20 @@ def default_model() -> ChipModel:
     return ChipModel.load(MODEL_PATH)
 
 
-def read_chip(image: np.ndarray, model: ChipModel | None = None) -> ChipReading:
+def read_chip(
+    image: np.ndarray,
+    model: ChipModel | None = None,
+    *,
+    disc: tuple[float, float, float] | None = None,
+) -> ChipReading:
     """Read the number on one cropped chip.
 
     Args:
         image: BGR uint8 array of shape (H, W, 3) (any size, at least 8 px a side), roughly
             centred on one chip; a grey (H, W) image is accepted too.
         model: glyph classifier; the shipped one by default.
+        disc: the chip's disc ``(x, y, radius)`` in pixels of ``image`` when known (see
+            :func:`analyse_chip`); found in the crop otherwise.
 
     Returns:
         The reading; ``value`` is ``None`` when the chip cannot be read honestly.
@@ -373,7 +395,7 @@ def read_chip(image: np.ndarray, model: ChipModel | None = None) -> ChipReading:
     """
     image = _as_bgr(image)
     model = model or default_model()
-    analysis = analyse_chip(image)
+    analysis = analyse_chip(image, disc)
     if analysis is None:
         return ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
     angles = candidate_angles(analysis)
@@ -564,15 +586,29 @@ def _square(image: np.ndarray) -> np.ndarray:
     return cv2.resize(padded, (_WORK, _WORK), interpolation=interp)
 
 
-def _find_disc(work: np.ndarray) -> tuple[float, float, float]:
+def _find_disc(
+    work: np.ndarray, prior: tuple[float, float, float] | None = None
+) -> tuple[float, float, float]:
     """The chip's circle in the work image as (x, y, radius) in pixels.
 
-    The strongest Hough circle near the centre of the crop, of radius 0.34-0.52 crop sides,
-    wins; a crop cut tightly around the chip, where the rim may not show, falls back to the
-    inscribed circle. Smaller circles are not looked for: a numeral's loops and the ring of ink
-    make them too, and crops are cut around one chip (the chip at least ~70% of the crop).
+    Without a ``prior``, the strongest Hough circle near the centre of the crop, of radius
+    0.34-0.52 crop sides, wins; a crop cut tightly around the chip, where the rim may not show,
+    falls back to the inscribed circle. Smaller circles are not looked for: a numeral's loops
+    and the ring of ink make them too, and crops are cut around one chip (the chip at least
+    ~70% of the crop). With a ``prior`` (the caller's disc), only circles within 12% of its
+    radius and close to its centre are taken, and the prior itself failing those: a wrong rim
+    (a numeral's curve, the tile's art) cuts the numeral off far worse than a prior a few
+    pixels off.
     """
     gray = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    if prior is None:
+        centre, near = (_WORK / 2.0, _WORK / 2.0), 0.15 * _WORK
+        lo, hi = int(0.34 * _WORK), int(0.52 * _WORK)
+        fallback = (_WORK / 2.0, _WORK / 2.0, 0.46 * _WORK)
+    else:
+        centre, near = (prior[0], prior[1]), 0.12 * prior[2]
+        lo, hi = int(0.88 * prior[2]), int(math.ceil(1.12 * prior[2]))
+        fallback = prior
     circles = cv2.HoughCircles(
         gray,
         cv2.HOUGH_GRADIENT,
@@ -580,14 +616,14 @@ def _find_disc(work: np.ndarray) -> tuple[float, float, float]:
         minDist=_WORK,
         param1=80,
         param2=25,
-        minRadius=int(0.34 * _WORK),
-        maxRadius=int(0.52 * _WORK),
+        minRadius=lo,
+        maxRadius=hi,
     )
     if circles is not None:
         for x, y, r in circles[0]:
-            if math.hypot(x - _WORK / 2, y - _WORK / 2) < 0.15 * _WORK:
+            if math.hypot(x - centre[0], y - centre[1]) < near:
                 return float(x), float(y), float(r)
-    return _WORK / 2.0, _WORK / 2.0, 0.46 * _WORK
+    return fallback
 
 
 def _dot_row(

@@ -407,7 +407,17 @@ def _read_chips(
         if crop is None:
             continue
         hexes.append(h)
-        readings.append(read_chip(crop))
+        # A photo crop is cut around the disc: centred, _CROP_MARGIN radii to each side.
+        known = (
+            (
+                (crop.shape[1] - 1) / 2.0,
+                (crop.shape[0] - 1) / 2.0,
+                crop.shape[1] / 2.0 / _CROP_MARGIN,
+            )
+            if crop.shape[:2] == (_READ_SIDE, _READ_SIDE)
+            else None
+        )
+        readings.append(read_chip(crop, disc=known))
     expected = CHIP_COUNTS.get(reg.kind)
     if expected is not None and readings:
         values = read_chips_jointly(readings, expected)

@@ -201,3 +201,35 @@ def test_reads_chips_as_small_as_a_board_photo_gives() -> None:
         assert reading.value in (value, None), (value, size, reading.value)
         right += reading.value == value
     assert right >= len(CHIP_VALUES) - 1
+
+
+def test_a_known_disc_is_used_where_the_crop_alone_misleads() -> None:
+    # A small chip off the crop's centre, among light blobs a disc search could take for a rim:
+    # the caller (the board reader) knows where the disc is.
+    rng = np.random.default_rng(3)
+    crop = np.clip(rng.normal((60, 150, 80), 30, (128, 128, 3)), 0, 255).astype(np.float32)
+    for x, y in ((20, 20), (110, 100), (25, 110)):
+        cv2.circle(crop, (x, y), 14, (200, 230, 240), -1)
+    chip, mask = render_chip(10, style="plain", size_px=64, rotation_deg=140.0)
+    x0, y0 = 48, 30
+    a = mask[..., None] / 255.0
+    crop[y0 : y0 + 64, x0 : x0 + 64] = crop[y0 : y0 + 64, x0 : x0 + 64] * (1 - a) + chip * a
+    crop = crop.astype(np.uint8)
+    analysis = analyse_chip(crop, disc=(x0 + 31.5, y0 + 31.5, 30.0))
+    assert analysis is not None
+    assert abs(analysis.radius - 30.0) < 4.0
+    assert np.hypot(analysis.centre[0] - x0 - 31.5, analysis.centre[1] - y0 - 31.5) < 4.0
+    assert read_chip(crop, disc=(x0 + 31.5, y0 + 31.5, 30.0)).value == 10
+
+
+def test_a_known_disc_is_given_in_the_crops_own_pixels() -> None:
+    # Crops of any shape are padded and resampled inside the reader; the disc follows them.
+    crop = _on_table(8, "dots", 20.0, size=90)
+    wide = cv2.copyMakeBorder(crop, 0, 0, 40, 0, cv2.BORDER_REPLICATE)
+    side = crop.shape[0]
+    analysis = analyse_chip(wide, disc=(40 + side / 2.0, side / 2.0, 45.0))
+    assert analysis is not None
+    # Resampled to 128 px: the wide crop is 148 px, so the 45 px radius becomes ~39 px.
+    scale = 128 / wide.shape[1]
+    assert abs(analysis.radius - 45.0 * scale) < 0.12 * 45.0 * scale
+    assert read_chip(wide, disc=(40 + side / 2.0, side / 2.0, 45.0)).value == 8
