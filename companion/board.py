@@ -401,6 +401,8 @@ class Harbor:
     r: int
     side: str
     kind: str
+    #: 0..1 when read from a photo (how sure the reader is of the kind); not part of equality.
+    confidence: float | None = field(default=None, compare=False)
 
     @property
     def edge(self) -> Edge:
@@ -481,7 +483,7 @@ class Board:
         return {
             "kind": self.kind,
             "hexes": hexes,
-            "harbors": [{"q": h.q, "r": h.r, "side": h.side, "kind": h.kind} for h in self.harbors],
+            "harbors": [_harbor_json(h) for h in self.harbors],
             "robber": None if self.robber is None else {"q": self.robber[0], "r": self.robber[1]},
             "pirate": None if self.pirate is None else {"q": self.pirate[0], "r": self.pirate[1]},
             "pieces": pieces,
@@ -542,9 +544,7 @@ class Board:
                 if terrain in (Terrain.SEA, Terrain.DESERT):
                     raise BoardError(f"{where}.number: a {terrain.value} hex carries no chip")
             conf = hx.get("confidence")
-            if conf is not None and (
-                not isinstance(conf, int | float) or isinstance(conf, bool) or not 0 <= conf <= 1
-            ):
+            if conf is not None and not _is_fraction(conf):
                 raise BoardError(f"{where}.confidence: must be a number from 0 to 1")
             tiles[h] = Tile(terrain, number, None if conf is None else float(conf))
 
@@ -559,7 +559,10 @@ class Board:
             hkind = hb.get("kind")
             if hkind not in HARBOR_KINDS:
                 raise BoardError(f"{where}.kind: {hkind!r} is not one of {', '.join(HARBOR_KINDS)}")
-            harbor = Harbor(h[0], h[1], side, hkind)
+            hconf = hb.get("confidence")
+            if hconf is not None and not _is_fraction(hconf):
+                raise BoardError(f"{where}.confidence: must be a number from 0 to 1")
+            harbor = Harbor(h[0], h[1], side, hkind, None if hconf is None else float(hconf))
             if harbor.edge in seen_edges:
                 raise BoardError(f"{where}: two harbours on side {tuple(harbor.edge)}")
             seen_edges.add(harbor.edge)
@@ -594,6 +597,18 @@ class Board:
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_fraction(x: Any) -> bool:
+    """A JSON number from 0 to 1 (a confidence)."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x <= 1
+
+
+def _harbor_json(h: Harbor) -> dict[str, Any]:
+    d: dict[str, Any] = {"q": h.q, "r": h.r, "side": h.side, "kind": h.kind}
+    if h.confidence is not None:
+        d["confidence"] = round(h.confidence, 4)
+    return d
 
 
 def _hex_of(obj: Any, where: str) -> Hex:

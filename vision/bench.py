@@ -37,7 +37,7 @@ import numpy as np
 
 from companion.board import Board, Hex, base_frame, rows_of
 from vision.read_board import is_certain, read_board
-from vision.scoring import best_alignment, truth_from_rows
+from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, render_board
 
@@ -64,6 +64,7 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards."""
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
     figures = {f"{who}_{what}": 0 for who in ("robber", "pirate") for what in _FIGURE_OUTCOMES}
+    harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
         rng = np.random.default_rng(seed * 100_003 + i)
@@ -80,7 +81,10 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
             stats["hexes"] += len(truth.tiles)
             continue
         s, aligned = best_alignment(truth.tiles, board.tiles)
+        read_harbours = harbour_outcomes(truth.harbors, board.harbors, aligned)
         if s.terrain_right == s.terrain_total:  # figures are judged on boards read right
+            for what, n in read_harbours.items():
+                harbours[what] += n
             figures[f"robber_{_figure_outcome(board.robber, aligned(truth.robber))}"] += 1
             if truth.pirate is not None:
                 found = _figure_outcome(board.pirate, aligned(truth.pirate))
@@ -93,6 +97,8 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
             s.terrain_right == s.terrain_total
             and s.chips_right == s.chips_total
             and board.kind == truth.kind
+            and read_harbours["right"] == len(truth.harbors)
+            and read_harbours["extra"] == 0
         )
         if is_certain(board):
             certain += 1
@@ -104,6 +110,7 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         "chip_accuracy": c_ok / c_all if c_all else None,
         "refused_as_no_board": refused,
         "figures_on_boards_read_right": figures,
+        "harbours_on_boards_read_right": harbours,
         "reported_certain": certain,
         "wrong_but_certain": wrong_certain,
         "per_kind_terrain_accuracy": {
@@ -306,6 +313,8 @@ def run(args: argparse.Namespace) -> int:
         for who in ("robber", "pirate"):
             counts = ", ".join(f"{what} {fig[f'{who}_{what}']}" for what in _FIGURE_OUTCOMES)
             print(f"  {who} (boards read right): {counts}")
+        hb = syn["harbours_on_boards_read_right"]
+        print("  harbours (boards read right): " + ", ".join(f"{k} {v}" for k, v in hb.items()))
     cd = result["coins_dev"]
     if cd:
         print(f"coins-dev read-chip: {_pct(cd.get('accuracy'))} of {cd.get('chips')} crops")

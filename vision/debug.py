@@ -9,11 +9,13 @@ Written by ``read_board(..., debug_dir=DIR)`` and ``catan-companion read-board -
     the rectified top view with the fitted hex grid drawn over it.
 ``3_labels.png``
     the top view with each hex's terrain, number and confidence written on it.
+``4_harbours.png``
+    the top view with every coast side's harbour spot (see :func:`vision.harbours.draw_harbours`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import cv2
@@ -108,8 +110,10 @@ def write_debug_images(
     top: np.ndarray,
     plane_to_top: np.ndarray,
     board: Board,
+    extra: Mapping[str, np.ndarray] | None = None,
 ) -> list[Path]:
-    """Write the three stage images into ``directory`` (created if needed); returns paths.
+    """Write the three stage images, and any ``extra`` ones (file name -> BGR uint8 image) of
+    later stages, into ``directory`` (created if needed); returns paths.
 
     Raises:
         ValueError: the directory cannot be created or written.
@@ -122,6 +126,7 @@ def write_debug_images(
         "1_candidates.png": draw_candidates(image, reg),
         "2_top_view.png": draw_grid(top, plane_to_top, reg),
         "3_labels.png": draw_labels(top, plane_to_top, board),
+        **(extra or {}),
     }
     paths = []
     for name, img in stages.items():

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from companion.board import Board, Hex, Terrain, Tile, hex_center
+from vision.harbours import read_harbours
 from vision.pieces import detect_pieces
 from vision.register import (
     Registration,
@@ -149,34 +150,48 @@ def read_board(
     low = [h for h, t in tiles.items() if (t.confidence or 0.0) < CERTAIN]
     if low:
         warnings.append(f"uncertain: {len(low)} hex(es) read with confidence below {CERTAIN}")
-    robber, pirate = _figures(top, plane_to_top, reg, tiles, discs, warnings)
+    # Only real chips white-balance the view (a desert's "disc" is just its centre).
+    chips = {h: d for h, d in discs.items() if h in reg.chip_hexes or tiles[h].number}
+    lab = board_lab(top, chips)
+    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, warnings)
+    harbours = read_harbours(lab, plane_to_top, reg.kind, tiles)
+    warnings.extend(harbours.warnings)
     seen = [p.to_piece() for p in detect_pieces(image, reg)] if pieces else []
     if seen:
         # Colour classes come from the renderer unless the table was calibrated: on real
         # plastic, pieces read from one photo need a look (docs/vision-tracking.md).
         warnings.append(f"{len(seen)} piece(s) read by colour alone: confirm them")
-    warnings.append("harbours are not read yet")
-    board = Board(reg.kind, tiles, warnings=warnings, robber=robber, pirate=pirate, pieces=seen)
+    board = Board(
+        reg.kind,
+        tiles,
+        harbours.harbors,
+        robber=robber,
+        pirate=pirate,
+        pieces=seen,
+        warnings=warnings,
+    )
     if debug_dir is not None:
         from vision.debug import write_debug_images
+        from vision.harbours import draw_harbours
 
-        write_debug_images(Path(debug_dir), image, reg, top, plane_to_top, board)
+        extra = {"4_harbours.png": draw_harbours(top, plane_to_top, harbours)}
+        write_debug_images(Path(debug_dir), image, reg, top, plane_to_top, board, extra)
     return board
 
 
 def _figures(
-    top: np.ndarray,
+    lab: np.ndarray,
     plane_to_top: np.ndarray,
     reg: Registration,
     tiles: dict[Hex, Tile],
-    discs: dict[Hex, tuple[float, float, float]],
+    chips: dict[Hex, tuple[float, float, float]],
     warnings: list[str],
 ) -> tuple[Hex | None, Hex | None]:
-    """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``."""
+    """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``.
+
+    ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_lab`), which
+    are left out of the search."""
     land = [h for h, t in tiles.items() if t.terrain.is_land]
-    # Only real chips are left out of the search (a desert's "disc" is just its centre).
-    chips = {h: d for h, d in discs.items() if h in reg.chip_hexes or tiles[h].number}
-    lab = board_lab(top, chips)
     robber = find_robber(lab, plane_to_top, land, chips)
     if robber.ambiguous:
         warnings.append("uncertain: the robber could be on more than one hex")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from companion.board import Hex, Terrain, Tile, rows_of
+from companion.board import NEIGHBOUR_OFFSET, Harbor, Hex, Terrain, Tile, hex_neighbour, rows_of
 
 Symmetry = Callable[[Hex], Hex]
 
@@ -102,6 +102,39 @@ def best_alignment(
             best = (s, aligned)
     assert best is not None  # symmetries() is never empty
     return best
+
+
+#: How a harbour reading compares with the truth, per harbour of the truth ("extra": a
+#: harbour read where the truth has none).
+HARBOUR_OUTCOMES = ("right", "unseen", "wrong", "extra")
+
+
+def harbour_outcomes(
+    truth: list[Harbor], read: list[Harbor], aligned: Callable[[Hex], Hex]
+) -> dict[str, int]:
+    """Count the truth's harbours read right, not read (unseen) or read as another kind
+    (wrong), and the harbours read where the truth has none (extra).
+
+    ``aligned`` maps the truth's hexes to the reading's (see :func:`best_alignment`); a side
+    is carried over by its two hexes.
+
+    >>> h = Harbor(0, 0, "E", "ore")
+    >>> harbour_outcomes([h], [Harbor(0, 0, "E", "wool")], lambda x: x)["wrong"]
+    1
+    """
+    moved: dict[tuple[Hex, str], str] = {}
+    for hb in truth:
+        a, b = aligned((hb.q, hb.r)), aligned(hex_neighbour((hb.q, hb.r), hb.side))
+        offset = (b[0] - a[0], b[1] - a[1])
+        side = next(s for s, o in NEIGHBOUR_OFFSET.items() if o == offset)
+        moved[(a, side)] = hb.kind
+    got = {((hb.q, hb.r), hb.side): hb.kind for hb in read}
+    out = dict.fromkeys(HARBOUR_OUTCOMES, 0)
+    for site, kind in moved.items():
+        seen = got.get(site)
+        out["right" if seen == kind else "unseen" if seen is None else "wrong"] += 1
+    out["extra"] = sum(1 for site in got if site not in moved)
+    return out
 
 
 def truth_from_rows(rows: list[list[list]], frame: list[Hex]) -> dict[Hex, Tile]:

@@ -110,7 +110,7 @@ def test_bad_arrays_are_refused() -> None:
 def test_debug_images_are_written(tmp_path: Path, base_render) -> None:  # noqa: ANN001
     read_board(base_render.image, debug_dir=tmp_path / "dbg")
     names = sorted(p.name for p in (tmp_path / "dbg").iterdir())
-    assert names == ["1_candidates.png", "2_top_view.png", "3_labels.png"]
+    assert names == ["1_candidates.png", "2_top_view.png", "3_labels.png", "4_harbours.png"]
     for name in names:
         assert cv2.imread(str(tmp_path / "dbg" / name)) is not None
 

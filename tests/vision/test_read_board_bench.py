@@ -27,6 +27,8 @@ def test_bench_vision_json_without_datasets(
     assert set(figures) == {
         f"{who}_{what}" for who in ("robber", "pirate") for what in ("right", "unseen", "wrong")
     }
+    harbours = syn["harbours_on_boards_read_right"]
+    assert set(harbours) == {"right", "unseen", "wrong", "extra"}
     assert doc["command"].startswith("catan-companion bench vision")
 
 

@@ -1,12 +1,11 @@
 """Boards to render: random base and 5-6 boards, and Seafarers-like maps.
 
-Only :mod:`companion.board` is used (vision depends on the geometry alone); the material below
-is that of RULES.md 1.1 and 2.1. Red numbers may touch: a renderer needs any layout.
+Only :mod:`companion.board` and the frames' harbour sides of :mod:`companion.layouts` are used
+(vision depends on the geometry alone); the material below is that of RULES.md 1.1 and 2.1.
+Red numbers may touch: a renderer needs any layout.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -20,11 +19,10 @@ from companion.board import (
     Tile,
     base_frame,
     extension_frame,
-    hex_center,
     hex_distance,
     hex_neighbour,
-    iter_coast_sides,
 )
+from companion.layouts import BASE_HARBOR_SITES, EXTENSION_HARBOR_SITES
 
 #: Terrain, chips and harbour tokens of the base game (3-4 players) and of the 5-6 extension
 #: (RULES.md 1.1.2: 4 generic and one per resource; 2.2.1: 5 generic, 6 special, wool twice).
@@ -57,7 +55,8 @@ _MATERIAL: dict[str, tuple[dict[Terrain, int], dict[int, int], tuple[str, ...]]]
 
 
 def standard_board(kind: str, rng: np.random.Generator) -> Board:
-    """A random base or 5-6 board: shuffled terrain and chips, harbours spread round the coast.
+    """A random base or 5-6 board: shuffled terrain and chips, shuffled harbours on the frame's
+    standard harbour sides.
 
     Raises:
         ValueError: ``kind`` is not base or 5-6.
@@ -65,7 +64,6 @@ def standard_board(kind: str, rng: np.random.Generator) -> Board:
     if kind not in _MATERIAL:
         raise ValueError(f"kind must be base or 5-6, not {kind!r}")
     terrains, chips, harbor_kinds = _MATERIAL[kind]
-    n_harbors = len(harbor_kinds)
     frame = base_frame() if kind == "base" else extension_frame()
     pool = [t for t, n in terrains.items() for _ in range(n)]
     rng.shuffle(pool)
@@ -75,24 +73,14 @@ def standard_board(kind: str, rng: np.random.Generator) -> Board:
     it = iter(numbers)
     for h, t in zip(frame, pool, strict=True):
         tiles[h] = Tile(t, None if t == Terrain.DESERT else next(it))
-    board = Board(kind, tiles)
-    # Coast sides in order round the board; every k-th holds a harbour.
-    centre = np.mean([hex_center(h) for h in frame], axis=0)
-
-    def angle(site: tuple[Hex, str]) -> float:
-        (q, r), side = site
-        n = hex_neighbour((q, r), side)
-        x, y = (np.array(hex_center((q, r))) + np.array(hex_center(n))) / 2 - centre
-        return math.atan2(y, x)
-
-    coast = sorted(iter_coast_sides(board), key=angle)
-    step = len(coast) / n_harbors
+    sites = BASE_HARBOR_SITES if kind == "base" else EXTENSION_HARBOR_SITES
     kinds = list(harbor_kinds)
     rng.shuffle(kinds)
-    offset = rng.uniform(0, step)
-    for i, hk in enumerate(kinds):
-        (q, r), side = coast[int(offset + i * step) % len(coast)]
-        board.harbors.append(Harbor(q, r, side, hk))
+    # A draw kept from when harbours were spread round the coast at a random offset: each
+    # seed still gives the terrain, chips and photo conditions it gave before.
+    rng.uniform()
+    harbors = [Harbor(h[0], h[1], side, hk) for (h, side), hk in zip(sites, kinds, strict=True)]
+    board = Board(kind, tiles, harbors)
     board.robber = next(h for h, t in tiles.items() if t.terrain == Terrain.DESERT)
     return board
 

@@ -14,13 +14,16 @@ points to image pixels *before* lens distortion; the returned hex polygons inclu
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
 from companion.board import (
+    HARBOR_KINDS,
     Board,
+    Harbor,
     Hex,
     Terrain,
     edge_vertices,
@@ -40,6 +43,11 @@ PIECE_COLOURS: dict[str, tuple[int, int, int]] = {
     "green": (60, 140, 40),
     "brown": (40, 70, 110),
 }
+
+#: Harbour art: a token in the kind's colour ("disc"), a plaque in that colour with the trade
+#: ratio printed on it ("plaque"), or a white token with the kind's colour as its icon and a
+#: "?" on a generic one ("icon"), each with piers to the two corners it serves.
+HARBOR_STYLES = ("disc", "plaque", "icon")
 
 _HARBOR_COLOURS: dict[str, tuple[int, int, int]] = {
     "3:1": (235, 235, 235),
@@ -84,6 +92,7 @@ class Conditions:
     noise_sigma: float = 0.0
     jpeg_quality: int | None = None
     chip_style: str | None = None
+    harbor_style: str | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.tilt_deg <= 60.0:
@@ -94,6 +103,10 @@ class Conditions:
             raise ValueError(f"hands must be >= 0, not {self.hands}")
         if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be within 5..100, not {self.jpeg_quality}")
+        if self.harbor_style is not None and self.harbor_style not in HARBOR_STYLES:
+            raise ValueError(
+                f"harbor_style must be one of {', '.join(HARBOR_STYLES)}, not {self.harbor_style!r}"
+            )
 
     @classmethod
     def random(cls, rng: np.random.Generator, *, hard: bool = True) -> Conditions:
@@ -260,8 +273,18 @@ def _draw_top_view(
             corners = np.round(to_px(np.array(hex_corner_points(hx)))).astype(np.int32)
             cv2.polylines(canvas, [corners], True, border.tolist(), max(2, s // 12), cv2.LINE_AA)
 
-    for harbor in board.harbors:
-        _draw_harbor(canvas, to_px, harbor.q, harbor.r, harbor.side, harbor.kind, s)
+    if board.harbors:
+        # The harbour art draws from its own stream, so the rest of a seed's render is unchanged.
+        art = rng.spawn(1)[0]
+        hstyle = cond.harbor_style or HARBOR_STYLES[int(art.integers(len(HARBOR_STYLES)))]
+        # Printings differ: each board's harbour colours are shifted a little.
+        shift = art.uniform(-15, 15, (len(HARBOR_KINDS), 3))
+        inks = {
+            k: tuple(float(c) for c in np.add(_HARBOR_COLOURS[k], d))
+            for k, d in zip(HARBOR_KINDS, shift, strict=True)
+        }
+        for harbor in board.harbors:
+            _draw_harbor(canvas, to_px, harbor, inks[harbor.kind], hstyle, s)
     style = cond.chip_style or CHIP_STYLES[int(rng.integers(len(CHIP_STYLES)))]
     # One print of each value per board (as in a real set), each copy turned its own way.
     diameter = int(_CHIP_DIAMETER * s)
@@ -317,19 +340,63 @@ def _paste_chip(
     region[:] = region * (1.0 - a) + img.astype(np.float32) * a
 
 
-def _draw_harbor(canvas: np.ndarray, to_px, q: int, r: int, side: str, kind: str, s: int) -> None:  # noqa: ANN001
-    from companion.board import edge
-
-    a, b = (to_px(np.array([vertex_position(v)]))[0] for v in edge_vertices(edge(q, r, side)))
-    centre = to_px(np.array([hex_center((q, r))]))[0]
+def _draw_harbor(
+    canvas: np.ndarray,
+    to_px: Callable[[np.ndarray], np.ndarray],
+    harbor: Harbor,
+    ink: tuple[float, ...],
+    style: str,
+    s: int,
+) -> None:
+    """Draw one harbour in ``style`` (see :data:`HARBOR_STYLES`) on the sea off its side."""
+    a, b = (to_px(np.array([vertex_position(v)]))[0] for v in harbor.vertices)
+    centre = to_px(np.array([hex_center((harbor.q, harbor.r))]))[0]
     mid = (a + b) / 2
-    out = mid + (mid - centre) / np.linalg.norm(mid - centre) * 0.5 * s
+    normal = (mid - centre) / np.linalg.norm(mid - centre)
+    out = mid + normal * 0.5 * s
     for p in (a, b):
         cv2.line(canvas, _ip(p), _ip(out), (60, 110, 150), max(2, s // 14), cv2.LINE_AA)
-    cv2.circle(canvas, _ip(out), int(0.25 * s), _HARBOR_COLOURS[kind], -1, cv2.LINE_AA)
-    cv2.circle(canvas, _ip(out), int(0.25 * s), (40, 40, 40), 1, cv2.LINE_AA)
-    if kind == "3:1":
-        cv2.circle(canvas, _ip(out), int(0.12 * s), (30, 30, 30), max(1, s // 30), cv2.LINE_AA)
+    dark = (40, 40, 40)
+    generic = harbor.kind == "3:1"
+    if style == "disc":
+        cv2.circle(canvas, _ip(out), int(0.25 * s), ink, -1, cv2.LINE_AA)
+        cv2.circle(canvas, _ip(out), int(0.25 * s), dark, 1, cv2.LINE_AA)
+        if generic:
+            cv2.circle(canvas, _ip(out), int(0.12 * s), (30, 30, 30), max(1, s // 30), cv2.LINE_AA)
+    elif style == "plaque":
+        # A square turned to face the coast, with the ratio written across it.
+        t = np.array([-normal[1], normal[0]]) * 0.21 * s
+        n = normal * 0.21 * s
+        square = np.array([out + t + n, out + t - n, out - t - n, out - t + n])
+        cv2.fillConvexPoly(canvas, np.round(square).astype(np.int32), ink, cv2.LINE_AA)
+        cv2.polylines(canvas, [np.round(square).astype(np.int32)], True, dark, 1, cv2.LINE_AA)
+        text = "3:1" if generic else "2:1"
+        ink_of_text = (30, 30, 30) if generic else (245, 245, 245)
+        _centred_text(canvas, text, out, 0.006 * s, ink_of_text)
+    else:
+        cv2.circle(canvas, _ip(out), int(0.26 * s), (235, 235, 230), -1, cv2.LINE_AA)
+        cv2.circle(canvas, _ip(out), int(0.26 * s), dark, 1, cv2.LINE_AA)
+        if generic:
+            _centred_text(canvas, "?", out, 0.012 * s, (30, 30, 30))
+        else:
+            cv2.circle(canvas, _ip(out), int(0.19 * s), ink, -1, cv2.LINE_AA)
+
+
+def _centred_text(
+    canvas: np.ndarray, text: str, centre: np.ndarray, scale: float, colour: tuple[int, ...]
+) -> None:
+    """Write ``text`` centred on ``centre`` (OpenCV writes only on 8-bit images: via a mask)."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    thick = max(1, int(round(2 * scale)))
+    (w, h), base = cv2.getTextSize(text, font, scale, thick)
+    x0, y0 = int(round(centre[0] - w / 2)), int(round(centre[1] - h / 2))
+    x0, y0 = max(0, x0 - thick), max(0, y0 - thick)
+    region = canvas[y0 : y0 + h + base + 2 * thick, x0 : x0 + w + 2 * thick]
+    mask = np.zeros(region.shape[:2], np.uint8)
+    org = (int(round(centre[0] - w / 2)) - x0, int(round(centre[1] + h / 2)) - y0)
+    cv2.putText(mask, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    region[:] = region * (1.0 - a) + np.array(colour, np.float32) * a
 
 
 def _draw_robber(canvas: np.ndarray, centre: np.ndarray, s: int, rng: np.random.Generator) -> None:

@@ -1,0 +1,178 @@
+"""Harbours read from rendered photos: positions, kinds, layouts, and what hides them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.board import (
+    HARBOR_KINDS,
+    Board,
+    Harbor,
+    Piece,
+    Terrain,
+    Tile,
+    base_frame,
+    edge_midpoint,
+    extension_frame,
+    hex_center,
+)
+from companion.layouts import BASE_HARBOR_SITES, random_board
+from vision.harbours import (
+    PRINTED,
+    coast_sites,
+    kind_scores,
+    read_harbours,
+    read_sites,
+    standard_layouts,
+)
+from vision.read_board import is_certain, read_board
+from vision.scoring import best_alignment, harbour_outcomes
+from vision.synth.boards import seafarers_board
+from vision.synth.render import HARBOR_STYLES, Conditions, render_board
+
+CLEAN = Conditions(chip_style="plain", tilt_deg=20.0)
+
+
+def _read(truth: Board, conditions: Conditions, seed: int) -> tuple[Board, dict[str, int]]:
+    render = render_board(truth, rng=seed, conditions=conditions)
+    board = read_board(render.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total, "the test needs a well-read board"
+    return board, harbour_outcomes(truth.harbors, board.harbors, aligned)
+
+
+@pytest.mark.parametrize("style", HARBOR_STYLES)
+def test_every_kind_is_read_in_every_style(style: str) -> None:
+    """A clean base board holds every kind; each is read, in each style of harbour art."""
+    truth = random_board(4, seed=41)
+    board, outcome = _read(truth, replace(CLEAN, harbor_style=style), 41)
+    assert outcome == {"right": 9, "unseen": 0, "wrong": 0, "extra": 0}
+    assert {h.kind for h in board.harbors} == set(HARBOR_KINDS)
+    assert all(h.confidence is not None and h.confidence >= 0.9 for h in board.harbors)
+    assert not any("harbour" in w for w in board.warnings)
+
+
+@pytest.mark.parametrize("kind", HARBOR_KINDS)
+def test_each_printed_colour_reads_as_its_kind(kind: str) -> None:
+    scores = kind_scores(np.array(PRINTED[kind]))
+    assert max(scores, key=scores.__getitem__) == kind
+
+
+def test_a_colour_no_harbour_is_printed_in_has_no_kind() -> None:
+    """Skin, a purple piece: art, but of no kind (so it is never named)."""
+    assert kind_scores(np.array([40.0, 55.0, -50.0])) == {}
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, 43), (6, 44)])
+def test_standard_frames_are_read_on_their_layout(players: int, seed: int) -> None:
+    truth = random_board(players, seed=seed)
+    conditions = replace(CLEAN, tilt_deg=30.0, light_gradient=0.25, noise_sigma=3.0)
+    board, outcome = _read(truth, conditions, seed)
+    assert outcome["wrong"] == outcome["extra"] == 0
+    assert outcome["right"] >= len(truth.harbors) - 1
+
+
+def _apart(harbors: list[Harbor]) -> bool:
+    """No two harbours share a corner (RULES.md 4.5.12: harbours never touch)."""
+    corners = [set(h.vertices) for h in harbors]
+    return all(not (a & b) for i, a in enumerate(corners) for b in corners[i + 1 :])
+
+
+def test_a_seafarers_map_is_read_side_by_side() -> None:
+    """No fixed layout: harbour tokens on the sea hexes are read one coast side at a time."""
+    truth = next(
+        b
+        for b in (seafarers_board(np.random.default_rng(s)) for s in range(20, 80))
+        if len(b.harbors) >= 3 and _apart(b.harbors)
+    )
+    board, outcome = _read(truth, replace(CLEAN, harbor_style="disc"), 7)
+    assert board.kind == "seafarers"
+    assert outcome["wrong"] == outcome["extra"] == 0
+    assert outcome["right"] >= len(truth.harbors) - 1
+
+
+@pytest.mark.parametrize("rotation", [0.0, 75.0, 200.0])
+def test_a_rotated_board_gives_its_harbours_in_the_reading_coordinates(rotation: float) -> None:
+    truth = random_board(4, seed=45)
+    board, outcome = _read(truth, replace(CLEAN, rotation_deg=rotation), 45)
+    assert outcome == {"right": 9, "unseen": 0, "wrong": 0, "extra": 0}
+
+
+def _cover(image: np.ndarray, centre: np.ndarray, axes: tuple[int, int], angle: float) -> None:
+    """Paint a skin-coloured hand (an ellipse) over ``centre`` of the photo."""
+    c = (int(round(centre[0])), int(round(centre[1])))
+    cv2.ellipse(image, c, axes, angle, 0, 360, (120, 160, 215), -1, cv2.LINE_AA)
+
+
+def _spot_in_image(homography: np.ndarray, harbor: Harbor) -> np.ndarray:
+    mid = np.array(edge_midpoint(harbor.edge))
+    normal = mid - np.array(hex_center((harbor.q, harbor.r)))
+    p = mid + 0.45 * normal / np.linalg.norm(normal)
+    q = homography @ np.array([p[0], p[1], 1.0])
+    return q[:2] / q[2]
+
+
+def test_a_harbour_under_a_hand_is_unseen_not_wrong() -> None:
+    truth = random_board(4, seed=46)
+    render = render_board(truth, rng=46, conditions=replace(CLEAN, harbor_style="plaque"))
+    image = render.image.copy()
+    hidden = truth.harbors[2]
+    # A hand reaching in over the harbour and the coast on both sides of it.
+    _cover(image, _spot_in_image(render.homography, hidden), (90, 45), 10.0)
+    board = read_board(image, pieces=False)
+    _, aligned = best_alignment(truth.tiles, board.tiles)
+    outcome = harbour_outcomes(truth.harbors, board.harbors, aligned)
+    assert outcome["wrong"] == outcome["extra"] == 0
+    assert outcome["unseen"] >= 1
+    assert outcome["right"] >= 7
+    assert not is_certain(board)
+    assert any("harbour" in w for w in board.warnings)
+
+
+def test_pieces_at_a_harbour_do_not_change_its_kind() -> None:
+    """A settlement on a harbour's corner and a ship on its side: read right, or unseen."""
+    truth = random_board(4, seed=47)
+    pieces = []
+    for colour, harbor in zip(("green", "red", "orange"), truth.harbors[:3], strict=True):
+        pieces.append(Piece("settlement", colour, vertex=harbor.vertices[0]))
+        pieces.append(Piece("ship", colour, edge=harbor.edge))
+    truth = replace(truth, pieces=pieces)
+    board, outcome = _read(truth, CLEAN, 47)
+    assert outcome["wrong"] == outcome["extra"] == 0
+    assert outcome["right"] >= 6
+
+
+def test_empty_sea_spots_read_as_no_harbour() -> None:
+    """A board with no harbour at all: every coast side is plain sea, nothing is named."""
+    truth = replace(random_board(4, seed=48), harbors=[])
+    board, outcome = _read(truth, CLEAN, 48)
+    assert board.harbors == []
+    assert outcome["extra"] == 0
+
+
+def test_sites_and_layouts_of_the_standard_frames() -> None:
+    base = {h: Tile(Terrain.FOREST) for h in base_frame()}
+    assert len(coast_sites(base)) == 30
+    layouts = standard_layouts("base", base_frame())
+    assert frozenset(BASE_HARBOR_SITES) in layouts
+    assert all(len(lay) == 9 and lay <= set(coast_sites(base)) for lay in layouts)
+    assert all(len(lay) == 11 for lay in standard_layouts("5-6", extension_frame()))
+    assert standard_layouts("seafarers", base_frame()) == []
+    # A frame that is not the kind's: no layout to lean on.
+    assert standard_layouts("base", extension_frame()) == []
+
+
+def test_a_view_without_sea_reads_nothing() -> None:
+    """A black (out of view) top view: every side unseen, nothing named, all counted."""
+    tiles = {h: Tile(Terrain.FOREST) for h in base_frame()}
+    lab = np.zeros((400, 400, 3), np.float32)
+    plane_to_top = np.array([[40.0, 0, 200], [0, 40.0, 200], [0, 0, 1]])
+    assert not any(r.seen for r in read_sites(lab, plane_to_top, coast_sites(tiles)))
+    reading = read_harbours(lab, plane_to_top, "base", tiles)
+    assert reading.harbors == []
+    assert reading.unread == 9
+    assert reading.warnings and reading.warnings[0].startswith("uncertain")

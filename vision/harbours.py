@@ -1,0 +1,532 @@
+"""Harbours on a rectified board: which coast sides hold one, and what each one trades.
+
+Method
+------
+A harbour is art lying on the sea off a coast side: a token, a printed plaque or an icon, with
+piers running to the side's two corners. Every coast side (a land hex's side whose other hex is
+sea or the frame) is looked at on its *spot*, a disc on the sea just off the side's midpoint,
+where every edition puts its harbour art. The top view is read in CIELAB white-balanced on the
+chips (:func:`vision.robber.board_lab`):
+
+* the *sea* is the dominant colour of the sea band along the coast: the median of small
+  patches beside every spot (most of them are plain sea), with its own texture as the spread;
+  a pixel farther from it than a few spreads is *art*;
+* a side is *hidden* when both patches beside its spot are art too: a hand, an arm or a glare
+  spreads along the coast, a harbour does not;
+* its *presence* is the fraction of the spot that is art;
+* its *kind* is the colour of that art. Resources are printed in their colours (dark green
+  lumber, light green wool, golden grain, red-brown brick, grey ore) and generic harbours are
+  white paper with dark ink: the colour is the median of the art's coloured pixels when there
+  are enough of them, else of its light pixels, and each kind scores by a Gaussian around its
+  printed colour. Art far from every printed colour (skin, a piece) has no kind.
+
+Joint reading. The base and 5-6 frames put their harbours on fixed sides
+(:data:`companion.layouts.BASE_HARBOR_SITES` and ``EXTENSION_HARBOR_SITES``), known here up to
+the frame's symmetry (the camera does not know which way is up), and carry a fixed set of
+kinds. The layout whose sides best explain the presences is taken when it beats every other by
+``layout_margin``; its kinds are then assigned jointly (one kind per token of the set, the
+Hungarian method on log-scores), and each harbour's confidence is how much the joint score
+loses when its kind is forbidden there, as the chip reader does. Seafarers maps (harbour tokens
+on any coast) and frames that fit no standard layout are read side by side: a side whose spot
+is clearly covered by art of a clear kind.
+
+A harbour that cannot be read honestly (hidden, no clear kind, not clearly there) is left out
+of the reading and counted in :attr:`HarbourReading.unread`, so the board is not certain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from companion.board import (
+    NEIGHBOUR_OFFSET,
+    Harbor,
+    Hex,
+    Terrain,
+    Tile,
+    base_frame,
+    edge,
+    edge_midpoint,
+    edge_vertices,
+    extension_frame,
+    hex_center,
+    hex_neighbour,
+    vertex_position,
+)
+from companion.layouts import (
+    BASE_HARBOR_KINDS,
+    BASE_HARBOR_SITES,
+    EXTENSION_HARBOR_KINDS,
+    EXTENSION_HARBOR_SITES,
+)
+from vision.scoring import symmetries
+
+Site = tuple[Hex, str]
+
+#: The standard frames: their hexes, harbour sides and harbour kinds (RULES.md 1.1.2, 2.2.1).
+STANDARD: dict[str, tuple[list[Hex], tuple[Site, ...], tuple[str, ...]]] = {
+    "base": (base_frame(), BASE_HARBOR_SITES, BASE_HARBOR_KINDS),
+    "5-6": (extension_frame(), EXTENSION_HARBOR_SITES, EXTENSION_HARBOR_KINDS),
+}
+
+#: The printed colour of each kind in CIELAB (L*, a*, b*) under a neutral lamp, the chips'
+#: paper at (85, 1, 14): white paper for generic harbours, the resource's own colour otherwise.
+PRINTED: dict[str, tuple[float, float, float]] = {
+    "3:1": (90.0, 0.0, 2.0),
+    "ore": (57.0, 2.0, -8.0),
+    "lumber": (42.0, -28.0, 24.0),
+    "wool": (70.0, -36.0, 46.0),
+    "grain": (76.0, 4.0, 60.0),
+    "brick": (52.0, 28.0, 40.0),
+}
+
+# Lightness counts half as much as colour: the lamp's fall-off changes it across the board.
+_L_WEIGHT = 0.5
+# Pixels darker than this (L*) are ink, outlines or shadow, not a harbour's colour.
+_INK = 35.0
+# A pixel with more chroma than this is coloured (the icon), less is paper or grey.
+_COLOURED = 20.0
+# Score given to a kind that does not fit (and floor of any score) in the joint log-score.
+_SCORE_FLOOR = 0.01
+
+
+@dataclass(frozen=True)
+class SiteReading:
+    """What one coast side's spot shows.
+
+    Attributes:
+        site: ``(land hex, side)`` in the reading's coordinates.
+        seen: False when the spot is hidden (a hand, an arm, a glare) or out of view.
+        presence: 0..1, the fraction of the spot that is art rather than sea.
+        colour: the art's colour in CIELAB (L*, a*, b*), or None when there is too little.
+        scores: kind -> 0..1 (summing to 1); empty when no printed colour fits the art.
+    """
+
+    site: Site
+    seen: bool
+    presence: float
+    colour: tuple[float, float, float] | None
+    scores: dict[str, float]
+
+
+@dataclass(frozen=True)
+class HarbourReading:
+    """The harbours read on a board.
+
+    Attributes:
+        harbors: the harbours read, each with its kind's confidence (0..1).
+        sites: every coast side examined.
+        layout: "standard" when a standard frame's layout was recognised, else "free".
+        unread: harbours that are (or may be) there but were not read honestly.
+        warnings: what is doubtful, each starting with "uncertain" when the board should not
+            be trusted without a look.
+    """
+
+    harbors: list[Harbor]
+    sites: list[SiteReading]
+    layout: str
+    unread: int
+    warnings: list[str]
+
+
+def coast_sites(tiles: Mapping[Hex, Tile]) -> list[Site]:
+    """Every ``(land hex, side)`` whose other hex is sea or off the board, in a fixed order.
+
+    >>> from companion.board import Terrain, Tile
+    >>> len(coast_sites({h: Tile(Terrain.FOREST) for h in base_frame()}))
+    30
+    """
+    out = []
+    for h in sorted(tiles):
+        if not tiles[h].terrain.is_land:
+            continue
+        for side in NEIGHBOUR_OFFSET:
+            other = tiles.get(hex_neighbour(h, side))
+            if other is None or other.terrain == Terrain.SEA:
+                out.append((h, side))
+    return out
+
+
+def standard_layouts(kind: str, hexes: Sequence[Hex]) -> list[frozenset[Site]]:
+    """The standard harbour sides of a ``kind`` frame laid on ``hexes`` every way it fits.
+
+    The frame's hexes are mapped onto ``hexes`` by each of the 12 symmetries of the grid that
+    lays them onto it; distinct side sets are returned. Empty when ``kind`` has no standard
+    layout or ``hexes`` is not its frame.
+
+    >>> len(standard_layouts("base", base_frame()))
+    6
+    """
+    if kind not in STANDARD:
+        return []
+    frame, sites, _ = STANDARD[kind]
+    target = set(hexes)
+    lo = min(target) if target else (0, 0)
+    out: list[frozenset[Site]] = []
+    for g in symmetries():
+        moved = [g(h) for h in frame]
+        m_lo = min(moved)
+        t = (lo[0] - m_lo[0], lo[1] - m_lo[1])
+
+        def place(h: Hex, g=g, t=t) -> Hex:  # noqa: ANN001
+            m = g(h)
+            return (m[0] + t[0], m[1] + t[1])
+
+        if {place(h) for h in frame} != target:
+            continue
+        layout = frozenset(_site_between(place(h), place(hex_neighbour(h, s))) for h, s in sites)
+        if layout not in out:
+            out.append(layout)
+    return out
+
+
+def _site_between(land: Hex, other: Hex) -> Site:
+    d = (other[0] - land[0], other[1] - land[1])
+    side = next(s for s, off in NEIGHBOUR_OFFSET.items() if off == d)
+    return (land, side)
+
+
+def _disc(radius: float, step: float) -> np.ndarray:
+    """Offsets (N, 2), in hex radii, of a grid of points ``step`` apart inside a disc."""
+    n = int(math.ceil(radius / step))
+    g = np.arange(-n, n + 1) * step
+    xs, ys = np.meshgrid(g, g)
+    pts = np.column_stack([xs.ravel(), ys.ravel()])
+    return pts[np.hypot(pts[:, 0], pts[:, 1]) <= radius]
+
+
+def _sample(lab: np.ndarray, plane_to_top: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Lab values at board-plane points (..., 2); NaN where a point leaves the top view."""
+    shape = points.shape[:-1]
+    flat = points.reshape(-1, 2)
+    x = np.round(flat[:, 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(int)
+    y = np.round(flat[:, 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(int)
+    h, w = lab.shape[:2]
+    ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    out = np.full((len(flat), 3), np.nan, np.float32)
+    out[ok] = lab[y[ok], x[ok]]
+    # A warped top view is black beyond the photo: that is no view either.
+    out[ok & (lab[np.clip(y, 0, h - 1), np.clip(x, 0, w - 1), 0] <= 0.0)] = np.nan
+    return out.reshape(*shape, 3)
+
+
+def _distance(samples: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    d = samples - ref
+    return np.sqrt((_L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+
+
+def spot_geometry(sites: Sequence[Site], out: float = 0.45) -> tuple[np.ndarray, np.ndarray]:
+    """Each site's spot centre and the unit vector along its side, board-plane (N, 2) each.
+
+    The spot lies ``out`` hex radii beyond the side's midpoint, away from the land hex.
+    """
+    centres, along = [], []
+    for h, side in sites:
+        e = edge(h[0], h[1], side)
+        mid = np.array(edge_midpoint(e))
+        normal = mid - np.array(hex_center(h))
+        normal /= np.linalg.norm(normal)
+        a, b = (np.array(vertex_position(v)) for v in edge_vertices(e))
+        t = (b - a) / np.linalg.norm(b - a)
+        centres.append(mid + out * normal)
+        along.append(t)
+    return np.array(centres).reshape(-1, 2), np.array(along).reshape(-1, 2)
+
+
+def kind_scores(
+    colour: np.ndarray, sigma: float = 11.0, fit: float = 3.0, lightness_weight: float = 0.8
+) -> dict[str, float]:
+    """Posterior of each kind for an art colour (CIELAB), or {} when none is within ``fit``
+    sigmas of it (CIELAB distance with lightness weighted by ``lightness_weight``).
+
+    >>> max(kind_scores(np.array([76.0, 4.0, 60.0])).items(), key=lambda kv: kv[1])[0]
+    'grain'
+    >>> kind_scores(np.array([30.0, 60.0, -60.0]))
+    {}
+    """
+    kinds = list(PRINTED)
+    diff = np.array([PRINTED[k] for k in kinds], np.float32) - colour.astype(np.float32)
+    d = np.sqrt((lightness_weight * diff[:, 0]) ** 2 + diff[:, 1] ** 2 + diff[:, 2] ** 2)
+    if float(d.min()) > fit * sigma:
+        return {}
+    like = np.exp(-0.5 * (d / sigma) ** 2) + 1e-12
+    post = like / like.sum()
+    return {k: float(p) for k, p in zip(kinds, post, strict=True)}
+
+
+def read_sites(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+    *,
+    out: float = 0.45,
+    radius: float = 0.2,
+    beside: float = 0.62,
+    beside_radius: float = 0.1,
+    min_delta: float = 14.0,
+    spreads: float = 3.0,
+    min_light_art: float = 0.25,
+) -> list[SiteReading]:
+    """Look at every site's spot.
+
+    Args:
+        lab: the top view in CIELAB white-balanced on the chips, float32 (H, W, 3) (see
+            :func:`vision.robber.board_lab`).
+        plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels (scale and
+            translation, as :func:`vision.register.rectify` returns).
+        sites: the coast sides to look at.
+        out: distance of the spot's centre beyond the side's midpoint, hex radii.
+        radius: the spot's radius, hex radii.
+        beside: distance along the side from the spot's centre to the two patches beside it.
+        beside_radius: radius of those patches (they give the sea's colour and tell hidden
+            spots), hex radii.
+        min_delta: least weighted CIELAB distance from the sea of an art pixel.
+        spreads: an art pixel is also farther from the sea than this many times the sea's own
+            median distance from itself (its texture).
+        min_light_art: least fraction of the spot covered by light art to name a colour.
+
+    Returns:
+        One :class:`SiteReading` per site, in order.
+    """
+    if not sites:
+        return []
+    centres, along = spot_geometry(sites, out)
+    step = max(1.0 / float(plane_to_top[0, 0]), 0.02)
+    spot = _sample(lab, plane_to_top, centres[:, None, :] + _disc(radius, step)[None])
+    ring = _disc(beside_radius, step)
+    sides = np.stack(
+        [
+            _sample(lab, plane_to_top, (centres + sign * beside * along)[:, None, :] + ring[None])
+            for sign in (-1.0, 1.0)
+        ],
+        axis=1,
+    )  # (N, 2, M, 3)
+    sea_px = sides.reshape(-1, 3)
+    sea_px = sea_px[~np.isnan(sea_px[:, 0])]
+    if len(sea_px) < 10:
+        return [SiteReading(s, False, 0.0, None, {}) for s in sites]
+    sea = np.median(sea_px, axis=0)
+    spread = float(np.median(_distance(sea_px, sea)))
+    threshold = max(min_delta, spreads * spread)
+
+    readings = []
+    for i, site in enumerate(sites):
+        px = spot[i]
+        valid = ~np.isnan(px[:, 0])
+        side_px = sides[i]
+        side_valid = ~np.isnan(side_px[..., 0])
+        side_sea = [
+            side_px[j][side_valid[j]][_distance(side_px[j][side_valid[j]], sea) <= threshold]
+            for j in range(2)
+        ]
+        side_art = [1.0 - len(side_sea[j]) / max(int(side_valid[j].sum()), 1) for j in range(2)]
+        hidden = min(side_art) > 0.5
+        if valid.mean() < 0.8 or hidden:
+            readings.append(SiteReading(site, False, 0.0, None, {}))
+            continue
+        px = px[valid]
+        art = _distance(px, sea) > threshold
+        # The lamp's fall-off and shadows scale the light here: the sea beside the spot, once
+        # the board's sea, tells by how much (L*+16, a* and b* all scale with the cube root of
+        # the light).
+        local = np.concatenate(side_sea)
+        if len(local) >= 5:
+            gain = (float(sea[0]) + 16.0) / (float(np.median(local[:, 0])) + 16.0)
+            px = np.column_stack([(px[:, 0] + 16.0) * gain - 16.0, px[:, 1:] * gain])
+        presence = float(art.mean())
+        light = px[art & (px[:, 0] >= _INK)]
+        colour: np.ndarray | None = None
+        if len(light) >= min_light_art * len(px):
+            chroma = np.hypot(light[:, 1], light[:, 2])
+            coloured = light[chroma > _COLOURED]
+            pick = coloured if len(coloured) >= 0.3 * len(light) else light
+            colour = np.median(pick, axis=0)
+        scores = kind_scores(colour) if colour is not None else {}
+        readings.append(
+            SiteReading(
+                site,
+                True,
+                presence,
+                None if colour is None else tuple(float(c) for c in colour),
+                scores,
+            )
+        )
+    return readings
+
+
+def presence_probability(presence: float, middle: float = 0.3, width: float = 0.06) -> float:
+    """How likely a spot with this art fraction holds a harbour (a logistic step)."""
+    return float(1.0 / (1.0 + math.exp(-(presence - middle) / width)))
+
+
+def read_harbours(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    kind: str,
+    tiles: Mapping[Hex, Tile],
+    *,
+    layout_margin: float = 4.0,
+    certain: float = 0.9,
+    free_presence: float = 0.55,
+) -> HarbourReading:
+    """Read the harbours of a board (see the module's docstring).
+
+    Args:
+        lab: the top view in CIELAB white-balanced on the chips, float32 (H, W, 3).
+        plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels.
+        kind: the board's kind (base, 5-6, seafarers).
+        tiles: the board's hexes as read (land, sea) in the reading's coordinates.
+        layout_margin: least log-likelihood (nats) by which a standard layout must beat the
+            next one to be taken.
+        certain: least confidence of a harbour's kind for it to be reported.
+        free_presence: least art fraction of a spot for a harbour read side by side.
+
+    Returns:
+        The :class:`HarbourReading`.
+    """
+    sites = coast_sites(tiles)
+    readings = read_sites(lab, plane_to_top, sites)
+    by_site = {r.site: r for r in readings}
+    layouts = standard_layouts(kind, list(tiles))
+    warnings: list[str] = []
+    if layouts:
+        fits = sorted(
+            ((_layout_fit(lay, readings), n) for n, lay in enumerate(layouts)), reverse=True
+        )
+        best = fits[0]
+        runner = fits[1][0] if len(fits) > 1 else -math.inf
+        if best[0] - runner >= layout_margin:
+            layout = layouts[best[1]]
+            chosen = [by_site[s] for s in sorted(layout)]
+            harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
+            if unread:
+                warnings.append(
+                    f"uncertain: {unread} of {len(layout)} harbour(s) could not be read"
+                )
+            return HarbourReading(harbors, readings, "standard", unread, warnings)
+    harbors, unread = _free(readings, certain, free_presence)
+    if layouts:
+        # The frame's harbours are there even where they were not told apart.
+        unread = max(len(STANDARD[kind][2]) - len(harbors), 0)
+        warnings.append(
+            f"uncertain: the harbours fit no standard layout clearly; {len(harbors)} of "
+            f"{len(STANDARD[kind][2])} read one by one"
+        )
+    elif unread:
+        warnings.append(f"uncertain: {unread} harbour(s) or coast side(s) could not be read")
+    return HarbourReading(harbors, readings, "free", unread, warnings)
+
+
+def _layout_fit(layout: frozenset[Site], readings: Sequence[SiteReading]) -> float:
+    """Log-likelihood of the seen presences if the harbours lie on ``layout``."""
+    total = 0.0
+    for r in readings:
+        if not r.seen:
+            continue
+        p = min(max(presence_probability(r.presence), 0.02), 0.98)
+        total += math.log(p if r.site in layout else 1.0 - p)
+    return total
+
+
+def _assign(
+    chosen: Sequence[SiteReading], kinds: Counter[str], certain: float, own: float = 0.2
+) -> tuple[list[Harbor], int]:
+    """Kinds of a known layout's sides, jointly; returns the harbours read and the unread.
+
+    A side is given a kind when the joint reading is sure of it (``certain``) and its own
+    colour scores that kind at least ``own``."""
+    readable = [r for r in chosen if r.seen and r.scores]
+    if not readable:
+        return [], len(chosen)
+    slots = sorted(kinds.elements())
+    cost = np.array(
+        [[-math.log(max(r.scores.get(k, 0.0), _SCORE_FLOOR)) for k in slots] for r in readable]
+    )
+    rows, cols = linear_sum_assignment(cost)
+    best = float(cost[rows, cols].sum())
+    harbors = []
+    for i, j in zip(rows, cols, strict=True):
+        forced = cost.copy()
+        forced[i, [n for n, k in enumerate(slots) if k == slots[j]]] = -math.log(_SCORE_FLOOR)
+        fr, fc = linear_sum_assignment(forced)
+        loss = float(forced[fr, fc].sum()) - best
+        confidence = 1.0 / (1.0 + math.exp(-min(loss, 50.0)))
+        # The set of kinds chooses among what the art's colour allows; it never imposes a
+        # kind the colour does not support (the last token left, on a hand).
+        if confidence >= certain and readable[i].scores.get(slots[j], 0.0) >= own:
+            (q, r), side = readable[i].site
+            harbors.append(Harbor(q, r, side, slots[j], round(confidence, 4)))
+    return harbors, len(chosen) - len(harbors)
+
+
+def _free(
+    readings: Sequence[SiteReading],
+    certain: float,
+    min_presence: float,
+    apart: float = 0.5,
+    empty: float = 0.2,
+) -> tuple[list[Harbor], int]:
+    """Harbours read one side at a time: clearly there and of a clear kind. Of two whose
+    spots lie closer than ``apart`` hex radii (one token seen from two sides), the clearer.
+    Spots with more art than ``empty`` but less than ``min_presence`` are counted unread."""
+    unread = sum(1 for r in readings if not r.seen)
+    found: list[tuple[float, str, SiteReading]] = []
+    for r in readings:
+        if not r.seen or r.presence < empty:
+            continue
+        if r.presence < min_presence:
+            unread += 1
+            continue
+        kind, p = max(r.scores.items(), key=lambda kv: kv[1]) if r.scores else ("", 0.0)
+        if p < certain:
+            unread += 1
+            continue
+        found.append((r.presence, kind, r))
+    found.sort(key=lambda x: -x[0])
+    centres, _ = spot_geometry([r.site for _, _, r in found])
+    harbors: list[Harbor] = []
+    kept: list[int] = []
+    for i, (_, kind, r) in enumerate(found):
+        if any(np.linalg.norm(centres[i] - centres[j]) < apart for j in kept):
+            continue
+        kept.append(i)
+        (q, rr), side = r.site
+        harbors.append(Harbor(q, rr, side, kind, round(r.scores[kind], 4)))
+    return harbors, unread
+
+
+def draw_harbours(top: np.ndarray, plane_to_top: np.ndarray, reading: HarbourReading) -> np.ndarray:
+    """Top view (BGR uint8) with every examined spot: grey when hidden, thin when empty, thick
+    and labelled with kind and confidence where a harbour was read, red where one is unread."""
+    out = top.copy()
+    px = float(plane_to_top[0, 0])
+    sites = [r.site for r in reading.sites]
+    if not sites:
+        return out
+    centres, _ = spot_geometry(sites)
+    pts = centres * px + plane_to_top[:2, 2]
+    read = {(h.q, h.r, h.side): h for h in reading.harbors}
+    for r, p in zip(reading.sites, pts, strict=True):
+        c = (int(round(p[0])), int(round(p[1])))
+        rad = max(3, int(0.2 * px))
+        harbor = read.get((r.site[0][0], r.site[0][1], r.site[1]))
+        if not r.seen:
+            cv2.circle(out, c, rad, (128, 128, 128), 1, cv2.LINE_AA)
+        elif harbor is not None:
+            cv2.circle(out, c, rad, (0, 255, 0), 2, cv2.LINE_AA)
+            text = f"{harbor.kind} {harbor.confidence or 0.0:.2f}"
+            org = (c[0] - rad, c[1] - rad - 3)
+            cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 3, cv2.LINE_AA)
+            cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 255, 0), 1, cv2.LINE_AA)
+        elif presence_probability(r.presence) > 0.5:
+            cv2.circle(out, c, rad, (0, 0, 255), 2, cv2.LINE_AA)
+        else:
+            cv2.circle(out, c, rad, (255, 255, 0), 1, cv2.LINE_AA)
+    return out
