@@ -11,8 +11,9 @@ Method
    proposes an affine map of the hex lattice; the proposal that explains the most candidates
    (each within a fifth of a hex spacing of a lattice point, with a consistent disc size) wins,
    and is refined to a homography by iterated least squares on its inliers (grow-and-refit, so
-   perspective up to 45 degrees is absorbed gradually). Pieces, the robber, a hand or a missing
-   chip only remove candidates; they cannot move the lattice.
+   perspective up to 45 degrees is absorbed gradually), then grown ring by ring, each cell
+   predicted from its taken neighbours (the far rows of a steeper view). Pieces, the robber,
+   a hand or a missing chip only remove candidates; they cannot move the lattice.
 3. **Frame placement.** Chips fix the lattice up to a rotation and a translation. Each board
    kind's frame (base 19, 5-6 30, Seafarers 37) is tried in each of the six rotations and each
    plausible translation; the cost counts chips outside the frame, chip-less frame cells beyond
@@ -26,6 +27,7 @@ Homographies map board-plane points to image pixels.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -333,6 +335,12 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
         new_score = inlier_area(h_new)
         if new_score >= 0.95 * score:
             h, score = h_new, max(score, new_score)
+    # The far rows of a steep view: extend ring by ring from the chips explained so far, and
+    # keep the extension only if it explains more chips (not just moves the lattice).
+    inl = _inliers(h, pts, rad, ref_rad)
+    grown = _grow(h, pts, rad, inl)
+    if _inliers(grown, pts, rad, ref_rad).sum() > inl.sum():
+        h = grown
     h = _unshear(h, pts, _inliers(h, pts, rad, ref_rad), cands)
     # Handedness: the board is seen from above, so the plane->image map must not mirror.
     jac = h[:2, :2] - np.outer(project(h, np.zeros((1, 2)))[0], h[2, :2])
@@ -350,6 +358,106 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
             key = (int(rounded[idx, 0]), int(rounded[idx, 1]))
             cells.setdefault(key, int(idx))
     return h, cells
+
+
+# Growth: position (hex radii) and size (log of the plane radius ratio) tolerances of a
+# candidate at a cell next to the chips already taken, and the most rings it may grow.
+_GROW_TOL = 0.35
+_GROW_SIZE_TOL = 0.45
+_GROW_RINGS = 12
+# The farther reach of growth (position, size tolerance): a disc of just the chips' size.
+_GROW_FAR = (0.55, 0.25)
+
+
+def _grow(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, inliers: np.ndarray) -> np.ndarray:
+    """Extend a lattice ring by ring from the chips it explains, refitting at every ring.
+
+    A steep view's far rows, whose chips are half the size of the near ones, are where one
+    homography fitted on the near rows extrapolates worst. So each cell next to the chips
+    taken so far is predicted from its own neighbourhood: an affine map fitted on the taken
+    chips within two steps of it (one hex step of extrapolation). The disc nearest that
+    prediction is taken when it is within :data:`_GROW_TOL` of the local hex spacing and of
+    the size the global map predicts there. Returns the homography fitted on every chip taken
+    (board plane -> image); ``h`` itself when nothing was added.
+    """
+    model = h
+    plane = project(np.linalg.inv(h), pts)
+    cells = round_axial(plane_to_axial(plane))
+    resid = np.linalg.norm(plane - axial_to_plane(cells), axis=1)
+    taken = _take(cells, resid, inliers, {})
+    if len(taken) < 5:
+        return h
+    used = set(taken.values())
+    for _ in range(_GROW_RINGS):
+        try:
+            inv = np.linalg.inv(model)
+        except np.linalg.LinAlgError:
+            break
+        plane_rad = rad * np.sqrt(np.abs(_local_scale2(inv, pts)))
+        ref = float(np.median(plane_rad[list(taken.values())]))
+        size_err = np.abs(np.log(np.maximum(plane_rad, 1e-9) / ref))
+        added: dict[Hex, int] = {}
+        for cell in _frontier(taken):
+            near = [c for c in taken if hex_distance(c, cell) <= 2]
+            if len(near) < 3:
+                continue
+            local = _affine(axial_to_plane(np.array(near)), pts[[taken[c] for c in near]])
+            if local is None:
+                continue
+            guess = project(local, axial_to_plane(np.array([cell])))[0]
+            spacing = math.sqrt(abs(np.linalg.det(local[:2, :2])))
+            d = np.linalg.norm(pts - guess, axis=1) / spacing
+            d[list(used)] = np.inf
+            # Near the prediction, any disc of about the chips' size; a little farther (the
+            # foreshortening changes faster than one affine step follows), only a disc of
+            # just their size.
+            for tol, size_tol in ((_GROW_TOL, _GROW_SIZE_TOL), _GROW_FAR):
+                dd = np.where(size_err < size_tol, d, np.inf)
+                best = int(np.argmin(dd))
+                if dd[best] < tol:
+                    added[cell] = best
+                    break
+        if not added:
+            break
+        # Two cells claiming one disc: neither is sure.
+        claims = Counter(added.values())
+        added = {c: i for c, i in added.items() if claims[i] == 1}
+        taken.update(added)
+        used.update(added.values())
+        src = axial_to_plane(np.array(list(taken)))
+        dst = pts[list(taken.values())]
+        # A homography needs chips on more than one ring around the seed to be trusted.
+        refit = _robust_homography(src, dst) if len(taken) >= 8 else _affine(src, dst)
+        if refit is None:
+            break
+        model = refit
+    return model
+
+
+def _frontier(taken: dict[Hex, int]) -> list[Hex]:
+    """Cells next to a taken cell and not taken themselves, in a fixed order."""
+    return sorted(
+        {
+            (c[0] + dq, c[1] + dr)
+            for c in taken
+            for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+        }
+        - set(taken)
+    )
+
+
+def _take(
+    cells: np.ndarray, resid: np.ndarray, ok: np.ndarray, taken: dict[Hex, int]
+) -> dict[Hex, int]:
+    """The best candidate (least residual) of each cell not yet taken, among ``ok``."""
+    added: dict[Hex, int] = {}
+    for i in np.argsort(resid):
+        if not ok[i]:
+            continue
+        cell = (int(cells[i, 0]), int(cells[i, 1]))
+        if cell not in taken and cell not in added:
+            added[cell] = int(i)
+    return added
 
 
 #: Integer changes of lattice basis (det +-1, entries -1..1): a lattice fitted on a sheared

@@ -106,3 +106,46 @@ def test_axial_rotation_is_the_plane_rotation(q: int, r: int, k: int) -> None:
     by_matrix = project(_rotation_matrix(k), axial_to_plane(np.array([[q, r]])))
     assert np.allclose(rotated, by_matrix, atol=1e-9)
     assert rotate_axial(rotate_axial((q, r), k), 6 - k) == (q, r)
+
+
+def _steep_camera(tilt_deg: float) -> np.ndarray:
+    """Board plane -> image of a close pinhole camera tilted ``tilt_deg`` from straight down:
+    the far rows' chips come out a fraction of the near rows' size."""
+    t = np.radians(tilt_deg)
+    rot = np.array([[1, 0, 0], [0, np.cos(t), -np.sin(t)], [0, np.sin(t), np.cos(t)]])
+    k = np.array([[250.0, 0, 400], [0, 250.0, 300], [0, 0, 1]])
+    return k @ np.column_stack([rot[:, 0], rot[:, 1], [0, 0, 6.0]])
+
+
+@pytest.mark.parametrize(("tilt", "seed"), [(50.0, 6), (58.0, 1), (58.0, 6)])
+def test_lattice_reaches_the_far_rows_of_a_steep_view(tilt: float, seed: int) -> None:
+    # Chip discs as the candidates would report them: centred within a tenth of their radius
+    # (blobs cut by the numeral), sized by perspective. One fit of the near rows extrapolated
+    # misses the far rows; growing ring by ring reaches them.
+    from companion.board import base_frame, hex_distance
+    from vision.register import ChipCandidate, _local_scale2, fit_lattice
+
+    rng = np.random.default_rng(seed)
+    cam = _steep_camera(tilt)
+    chips = [h for h in base_frame() if h != (0, 0)]
+    plane = np.array([hex_center(h) for h in chips])
+    scale = np.sqrt(np.abs(_local_scale2(cam, plane)))
+    cands = [
+        ChipCandidate(
+            float(p[0] + rng.normal(0, 0.1 * s)),
+            float(p[1] + rng.normal(0, 0.1 * s)),
+            float(0.4 * s),
+            (0.64 * s, 0.4 * s, 0.0),
+        )
+        for p, s in zip(project(cam, plane), scale, strict=True)
+    ]
+    fit = fit_lattice(cands)
+    assert fit is not None
+    _, cells = fit
+    assert len(cells) == len(chips)
+    # The lattice is the board's: neighbouring chips sit on neighbouring cells.
+    found = {idx: cell for cell, idx in cells.items()}
+    for i, a in enumerate(chips):
+        for j, b in enumerate(chips):
+            if hex_distance(a, b) == 1:
+                assert hex_distance(found[i], found[j]) == 1
