@@ -154,21 +154,24 @@ def figure_mask(
     x1, y1 = min(lab.shape[1], int(cx) + half + 1), min(lab.shape[0], int(cy) + half + 1)
     if x1 - x0 < 4 or y1 - y0 < 4:
         return np.zeros((0, 0), bool), np.zeros((0, 0), np.uint8), (x0, y0)
-    window = lab[y0:y1, x0:x1]
-    yy, xx = np.mgrid[y0:y1, x0:x1]
+    # Channel planes, each contiguous: per-plane arithmetic is several times faster than
+    # reductions over the window's short last axis.
+    chans = [np.ascontiguousarray(lab[y0:y1, x0:x1, c]) for c in range(3)]
+    yy, xx = np.ogrid[y0:y1, x0:x1]
     inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= (radius * px) ** 2
     if chip is not None:
         ccx, ccy, cr = chip
         inside &= (xx - ccx) ** 2 + (yy - ccy) ** 2 > (1.12 * cr) ** 2
     if inside.sum() < 16:
         return np.zeros(inside.shape, bool), np.zeros(inside.shape, np.uint8), (x0, y0)
-    art = np.median(window[inside], axis=0)
-    delta = np.linalg.norm(window - art, axis=2)
+    art = [np.median(ch[inside]) for ch in chans]
+    diff = [ch - a for ch, a in zip(chans, art, strict=True)]
+    delta = np.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
     # The art's own spread (texture) sets how far a figure must stand out from it.
     spread = float(np.median(delta[inside]))
-    chroma = np.hypot(window[..., 1], window[..., 2])
+    chroma = np.hypot(chans[1], chans[2])
     mask = inside & (delta > max(min_delta, texture * spread)) & (chroma < max_chroma)
-    mask &= window[..., 0] < max_lightness
+    mask &= chans[0] < max_lightness
     # Tiny specks are texture (rock, shadows of the art), not a figure.
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     surroundings = np.where(inside, np.where(delta < min_delta, _ART, _OTHER), 0)
