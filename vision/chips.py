@@ -287,11 +287,10 @@ def glyph_features(glyphs: np.ndarray) -> np.ndarray:
     frac = pos - lo
     lo = lo.astype(np.int64) % _BINS
     hi = (lo + 1) % _BINS
-    # Votes split linearly between the two nearest orientation bins.
-    bins = np.arange(_BINS)
-    votes = (lo[..., None] == bins) * (mag * (1.0 - frac))[..., None] + (hi[..., None] == bins) * (
-        mag * frac
-    )[..., None]
+    # Votes split linearly between the two nearest orientation bins (two different bins).
+    votes = np.zeros((*mag.shape, _BINS), np.float32)
+    np.put_along_axis(votes, lo[..., None], (mag * (1.0 - frac))[..., None], axis=-1)
+    np.put_along_axis(votes, hi[..., None], (mag * frac)[..., None], axis=-1)
     cells = votes.reshape(n, _CELLS, _CELL, _CELLS, _CELL, _BINS).sum(axis=(2, 4))
     blocks = np.concatenate(
         [cells[:, :-1, :-1], cells[:, :-1, 1:], cells[:, 1:, :-1], cells[:, 1:, 1:]], axis=3
@@ -510,6 +509,8 @@ def _min_cost_assignment(cost: np.ndarray) -> list[int]:
         cost: float (N, M) with N <= M.
     """
     n, m = cost.shape
+    # Python floats: indexing a NumPy array one element at a time costs more than the sums.
+    rows_cost = np.asarray(cost, np.float64).tolist()
     inf = float("inf")
     u = [0.0] * (n + 1)
     v = [0.0] * (m + 1)
@@ -527,7 +528,7 @@ def _min_cost_assignment(cost: np.ndarray) -> list[int]:
             j1 = 0
             for j in range(1, m + 1):
                 if not used[j]:
-                    cur = cost[i0 - 1, j - 1] - u[i0] - v[j]
+                    cur = rows_cost[i0 - 1][j - 1] - u[i0] - v[j]
                     if cur < minv[j]:
                         minv[j] = cur
                         way[j] = j0
