@@ -31,7 +31,7 @@ from vision.register import (
     round_axial,
 )
 from vision.robber import board_lab, find_pirate, find_robber
-from vision.terrain import TerrainReading, classify_terrain, hex_features
+from vision.terrain import TerrainReading, chip_light, classify_terrain, hex_features
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,14 @@ def read_board(
         sea[:] = False
     discs = _chip_discs(top, plane_to_top, reg)
     feats = hex_features(top, plane_to_top, reg.hexes)
-    terrain = classify_terrain(feats, kind=reg.kind, sea=sea)
+    chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
+    light = chip_light(top, reg.hexes, chips)
+    terrain = classify_terrain(feats, kind=reg.kind, sea=sea, light=light)
+    hidden = sum(t.unseen for t in terrain)
+    if hidden:
+        warnings.append(
+            f"uncertain: {hidden} hex(es) look like no terrain (covered by a hand or an object?)"
+        )
 
     numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, discs, warnings)
 

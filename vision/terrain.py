@@ -5,18 +5,25 @@ Method
 1. **Features.** For each hex, the pixels of a ring between the chip and the tile border
    (0.45..0.8 hex radii from the centre, in the rectified top view) give a robust colour: the
    per-channel median in CIELAB, and a texture measure (median absolute deviation of L*).
-2. **Light.** The mean colour of all land hexes is mapped to the mean of the prototypes
-   (grey-world over the board, not the photo): a colour cast or a dim room moves every hex the
-   same way, and since every board carries the same mix of terrain this mean is a stable
-   reference. Brightness is matched on L* the same way.
+2. **Light.** Light multiplies the camera's B, G and R channels (von Kries). Each hex's own
+   light is read off its number chip (one printed paper on every hex: a chip half as bright
+   as the board's median chip lies in a shadow that halves its hex's art too, see
+   :func:`chip_light`). The board's light is then estimated grey-world: the land hexes' mean
+   colour is mapped onto the prototypes' mean, weighted by the board's mix of terrain (a
+   colour cast or a dim room moves every hex the same way).
 3. **Costs.** Each hex's cost for each terrain is its scaled squared distance to that
-   terrain's prototype colours (several editions' art).
+   terrain's prototype colours (several editions' art), capped: a hex that looks like no
+   terrain (a hand, a rulebook over it) costs the same whatever it is read as, is flagged
+   ``unseen``, and never pushes a well-seen hex out of its terrain.
 4. **Joint assignment.** When the counts of each terrain are known (base, 5-6), the hexes are
    assigned to terrain "slots" by the Hungarian algorithm, which minimises the total cost under
-   the constraint that the counts come out right. Otherwise each hex takes its cheapest terrain.
+   the constraint that the counts come out right. Otherwise (Seafarers maps) each hex takes its
+   cheapest terrain, and the reading is refined against the board's own print of each terrain
+   (the mean of the other hexes read as it): fields and gold differ on every board, though
+   what each looks like varies from print to print.
 5. **Confidence.** A hex's confidence compares the best reading of the whole board with the
    best reading in which that hex has another terrain (re-solved with the counts), as a
-   two-hypothesis posterior with likelihoods exp(-cost).
+   two-hypothesis posterior with likelihoods exp(-cost); an unseen hex has at most 0.5.
 """
 
 from __future__ import annotations
@@ -52,6 +59,20 @@ _SCALE = np.array([10.0, 6.0, 8.0, 3.0])
 
 # Cost that keeps the assignment away from a terrain (large, but finite for the solver).
 _FORBIDDEN = 1e6
+# A hex's cost for any terrain is capped here: a hex that looks like no terrain (under a hand,
+# a rulebook, a glare spot) then costs the same whatever it is read as, so it takes what the
+# counts leave over instead of pushing a well-seen hex out of its terrain.
+_OUTLIER = 9.0
+# Confidence of a hex that looks like no terrain, whatever the counts say it must be.
+_UNSEEN_CONFIDENCE = 0.5
+# Rounds of reading the board against its own print of each terrain.
+_ROUNDS = 3
+# Weight, in hexes, of the stock prototype in a terrain's print on this board.
+_PRIOR = 2.0
+# Range of a hex's light relative to the board's (a glare spot on a chip, a hand over it).
+_LIGHT_RANGE = (0.4, 1.5)
+# Fewest chips from which the light over the board is read.
+_MIN_FIT = 5
 
 #: Terrain counts of the boards whose material is fixed.
 COUNTS: dict[str, Counter[Terrain]] = {
@@ -77,6 +98,10 @@ COUNTS: dict[str, Counter[Terrain]] = {
     ),
 }
 
+#: The land of a Seafarers map, for the light estimate only: its islands carry about the base
+#: game's mix of terrain, plus a little gold.
+_SEAFARERS_MIX: Counter[Terrain] = COUNTS["base"] + Counter({Terrain.GOLD: 2})
+
 
 @dataclass(frozen=True)
 class TerrainReading:
@@ -85,6 +110,8 @@ class TerrainReading:
     terrain: Terrain
     confidence: float
     costs: dict[Terrain, float]
+    #: True when the hex looks like no terrain at all (covered, or lit beyond reading).
+    unseen: bool = False
 
 
 def hex_features(top: np.ndarray, plane_to_top: np.ndarray, hexes: Sequence[Hex]) -> np.ndarray:
@@ -122,8 +149,110 @@ def hex_features(top: np.ndarray, plane_to_top: np.ndarray, hexes: Sequence[Hex]
     return out
 
 
+def chip_light(
+    top: np.ndarray,
+    hexes: Sequence[Hex],
+    discs: Mapping[Hex, tuple[float, float, float]],
+) -> np.ndarray:
+    """How brightly each hex is lit, relative to the board: its chip's paper brightness over
+    the median of all chips.
+
+    Number chips are one printed paper on every hex, so a chip darker than the others lies
+    in a shadow, or on the dim side of a lamp's fall-off, and so does the art around it. A
+    hex without a chip (desert, sea, a chip not found) takes the mean of its neighbours', or
+    1 (the board's light) without any.
+
+    Args:
+        top: rectified top view, BGR uint8 (H, W, 3).
+        hexes: the hexes, in the order of the result.
+        discs: chip discs ``(x, y, radius)`` in top-view pixels of the hexes that have a chip.
+
+    Returns:
+        float64 (N,), 1 where a hex is lit like the board as a whole.
+    """
+    grey = top.astype(np.float32).mean(axis=2)
+    paper = np.full(len(hexes), np.nan)
+    h, w = grey.shape
+    for i, hx in enumerate(hexes):
+        disc = discs.get(hx)
+        if disc is None:
+            continue
+        x, y, r = disc
+        x0, x1 = max(0, int(x - r)), min(w, int(x + r) + 1)
+        y0, y1 = max(0, int(y - r)), min(h, int(y + r) + 1)
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        inside = (xx - x) ** 2 + (yy - y) ** 2 <= (0.75 * r) ** 2
+        values = grey[y0:y1, x0:x1][inside]
+        if len(values) < 10:
+            continue
+        # The paper, not the ink printed on it: the lighter half of the disc.
+        paper[i] = float(np.median(values[values >= np.median(values)]))
+    seen = paper[np.isfinite(paper)]
+    if len(seen) < _MIN_FIT:
+        return np.ones(len(hexes))
+    light = np.clip(paper / float(np.median(seen)), *_LIGHT_RANGE)
+    index = {hx: i for i, hx in enumerate(hexes)}
+    filled = light.copy()
+    for i, hx in enumerate(hexes):
+        if np.isfinite(light[i]):
+            continue
+        near = [light[index[n]] for n in _neighbours(hx) if n in index]
+        near = [v for v in near if np.isfinite(v)]
+        filled[i] = float(np.mean(near)) if near else 1.0
+    return filled
+
+
+def _neighbours(hx: Hex) -> list[Hex]:
+    q, r = hx
+    return [(q + dq, r + dr) for dq, dr in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))]
+
+
+def lab_to_bgr(lab: np.ndarray) -> np.ndarray:
+    """CIELAB (N, 3) (L* 0..100) to BGR (N, 3) in 0..1, as OpenCV converts."""
+    bgr = cv2.cvtColor(np.asarray(lab, np.float32).reshape(-1, 1, 3), cv2.COLOR_Lab2BGR)
+    return bgr.reshape(-1, 3).astype(np.float64)
+
+
+def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
+    """BGR (N, 3) in 0..1 to CIELAB (N, 3) (L* 0..100), as OpenCV converts."""
+    lab = cv2.cvtColor(np.asarray(bgr, np.float32).reshape(-1, 1, 3), cv2.COLOR_BGR2Lab)
+    return lab.reshape(-1, 3).astype(np.float64)
+
+
+def apply_gains(features: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """The features as they would look under light multiplied by ``gains`` (B, G, R).
+
+    A lamp's colour and brightness, and a camera's white balance, multiply each colour channel
+    (von Kries): the colour is scaled in BGR, the texture column is kept.
+    """
+    out = features.copy()
+    bgr = np.clip(lab_to_bgr(features[:, :3]) * gains, 1e-4, 1.0)
+    out[:, :3] = bgr_to_lab(bgr)
+    return out
+
+
+def _reference_bgr(kind: str | None) -> np.ndarray:
+    """Mean BGR (0..1) of the prototypes, weighted by the terrain counts of ``kind``."""
+    counts = COUNTS.get(kind or "") or _SEAFARERS_MIX
+    weights = {t: float(c) for t, c in counts.items()}
+    total = sum(weights.values())
+    return (
+        sum(lab_to_bgr(np.array(PROTOTYPES[t])[:, :3]).mean(axis=0) * w for t, w in weights.items())
+        / total
+    )
+
+
+def grey_world_gains(features: np.ndarray, land: np.ndarray, kind: str | None) -> np.ndarray:
+    """Per-channel gains (B, G, R) that map the land hexes' mean colour onto the prototypes'
+    mean (grey-world over the board: every board carries about the same mix of terrain)."""
+    if land.sum() < 3:
+        return np.ones(3)
+    mean = lab_to_bgr(features[land, :3]).mean(axis=0)
+    return _reference_bgr(kind) / np.maximum(mean, 1e-3)
+
+
 def normalise_light(features: np.ndarray, land: np.ndarray, kind: str | None) -> np.ndarray:
-    """Shift colours so that the land hexes' mean matches the prototypes' mean (grey-world).
+    """Scale colours so that the land hexes' mean matches the prototypes' mean (grey-world).
 
     Args:
         features: float (N, 4) from :func:`hex_features`.
@@ -133,22 +262,7 @@ def normalise_light(features: np.ndarray, land: np.ndarray, kind: str | None) ->
     Returns:
         A normalised copy of ``features``.
     """
-    out = features.copy()
-    if land.sum() < 3:
-        return out
-    counts = COUNTS.get(kind or "")
-    weights: dict[Terrain, float] = (
-        {t: float(c) for t, c in counts.items()}
-        if counts
-        else {t: 1.0 for t in PROTOTYPES if t.is_land}
-    )
-    total = sum(weights.values())
-    ref = sum(np.mean(PROTOTYPES[t], axis=0)[:3] * wgt for t, wgt in weights.items()) / total
-    mean = features[land, :3].mean(axis=0)
-    # Lightness scales (exposure), chroma shifts (colour cast).
-    out[:, 0] = features[:, 0] * (ref[0] / max(mean[0], 1e-3))
-    out[:, 1:3] = features[:, 1:3] - mean[1:3] + ref[1:3]
-    return out
+    return apply_gains(features, grey_world_gains(features, land, kind))
 
 
 def terrain_costs(features: np.ndarray, terrains: Sequence[Terrain]) -> np.ndarray:
@@ -168,6 +282,7 @@ def classify_terrain(
     kind: str | None = None,
     sea: np.ndarray | None = None,
     counts: Mapping[Terrain, int] | None = None,
+    light: np.ndarray | None = None,
 ) -> list[TerrainReading]:
     """Classify every hex jointly.
 
@@ -178,13 +293,23 @@ def classify_terrain(
             kept out of the light normalisation and of the count constraint.
         counts: explicit terrain counts (overrides ``kind``); must add up to the number of
             non-sea hexes.
+        light: float (N,), how brightly each hex is lit relative to the board (see
+            :func:`chip_light`); None when the board is evenly lit.
 
     Returns:
         One :class:`TerrainReading` per hex, in order.
+
+    Example:
+        >>> feats = np.array([PROTOTYPES[t][0] for t in COUNTS["base"].elements()])
+        >>> [r.terrain for r in classify_terrain(feats, kind="base")] == list(
+        ...     COUNTS["base"].elements())
+        True
     """
     n = len(features)
     if n == 0:
         return []
+    if light is not None:
+        features = apply_gains(features, 1.0 / np.asarray(light, float)[:, None])
     is_sea = np.zeros(n, bool) if sea is None else np.asarray(sea, bool)
     want = counts if counts is not None else COUNTS.get(kind or "")
     if want is not None and sum(want.values()) != int((~is_sea).sum()):
@@ -193,27 +318,27 @@ def classify_terrain(
     terrains = [t for t in PROTOTYPES if t != Terrain.SEA and (want is None or want.get(t))]
     if want is None and kind != "seafarers":
         terrains = [t for t in terrains if t != Terrain.GOLD]
-    feats = normalise_light(features, ~is_sea, kind)
-    costs = terrain_costs(feats, terrains)
     land_idx = np.nonzero(~is_sea)[0]
-    assigned = np.argmin(costs, axis=1)
-    # margin[i]: how much worse the best reading is in which hex i has another terrain.
-    margin = np.zeros(n)
-    if want is not None and len(land_idx):
-        slots = np.array([j for j, t in enumerate(terrains) for _ in range(want.get(t, 0))])
-        sub = costs[land_idx][:, slots]
-        rows, cols = linear_sum_assignment(sub)
-        best = float(sub[rows, cols].sum())
-        for r_, c_ in zip(rows, cols, strict=True):
-            assigned[land_idx[r_]] = slots[c_]
-        for r_ in range(len(land_idx)):
-            forced = sub.copy()
-            forced[r_, slots == assigned[land_idx[r_]]] = _FORBIDDEN
-            fr, fc = linear_sum_assignment(forced)
-            margin[land_idx[r_]] = float(forced[fr, fc].sum()) - best
-    else:
-        ordered = np.sort(costs, axis=1)
-        margin = ordered[:, 1] - ordered[:, 0] if costs.shape[1] > 1 else np.full(n, _FORBIDDEN)
+    slots = (
+        np.array([j for j, t in enumerate(terrains) for _ in range(want.get(t, 0))])
+        if want is not None
+        else None
+    )
+    feats = normalise_light(features, ~is_sea, kind)
+    raw = terrain_costs(feats, terrains)
+    costs = np.minimum(raw, _OUTLIER)
+    assigned = _assign(raw, costs, land_idx, slots)
+    # Without counts, nothing but the board's own print tells a terrain from its neighbour in
+    # colour (fields from gold); with counts, the constraint does that better (real boards'
+    # fields and desert are close enough for the print of one to drift onto the other).
+    for _ in range(_ROUNDS if slots is None else 0):
+        raw = _board_costs(feats, terrains, assigned, land_idx, raw < _OUTLIER)
+        costs = np.minimum(raw, _OUTLIER)
+        again = _assign(raw, costs, land_idx, slots)
+        if np.array_equal(again, assigned):
+            break
+        assigned = again
+    margin = _margins(costs, land_idx, slots, assigned)
     out: list[TerrainReading] = []
     for i in range(n):
         cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
@@ -223,5 +348,79 @@ def classify_terrain(
         # Two-hypothesis posterior of the best reading against the best one that differs
         # here, with likelihoods exp(-cost): a margin of 2.2 gives 0.9.
         conf = float(1.0 / (1.0 + np.exp(-min(margin[i], 50.0))))
-        out.append(TerrainReading(terrains[assigned[i]], conf, cost_map))
+        unseen = bool(raw[i].min() >= _OUTLIER)
+        if unseen:
+            # Deduced from the counts at best, never seen: a person has to look.
+            conf = min(conf, _UNSEEN_CONFIDENCE)
+        out.append(TerrainReading(terrains[assigned[i]], conf, cost_map, unseen))
     return out
+
+
+def _assign(
+    raw: np.ndarray, costs: np.ndarray, land_idx: np.ndarray, slots: np.ndarray | None
+) -> np.ndarray:
+    """Each hex's terrain column: the cheapest by its ``raw`` costs or, under the counts
+    (``slots``: the terrain column of every slot), the cheapest assignment of land hexes to
+    slots by the capped ``costs``."""
+    assigned = np.argmin(raw, axis=1)
+    if slots is not None and len(land_idx):
+        rows, cols = linear_sum_assignment(costs[land_idx][:, slots])
+        assigned[land_idx[rows]] = slots[cols]
+    return assigned
+
+
+def _margins(
+    costs: np.ndarray, land_idx: np.ndarray, slots: np.ndarray | None, assigned: np.ndarray
+) -> np.ndarray:
+    """How much worse the best reading is in which each hex has another terrain."""
+    n = len(costs)
+    if slots is None or not len(land_idx):
+        if costs.shape[1] < 2:
+            return np.full(n, _FORBIDDEN)
+        ordered = np.sort(costs, axis=1)
+        return ordered[:, 1] - ordered[:, 0]
+    margin = np.zeros(n)
+    sub = costs[land_idx][:, slots]
+    rows, cols = linear_sum_assignment(sub)
+    best = float(sub[rows, cols].sum())
+    for r_ in range(len(land_idx)):
+        forced = sub.copy()
+        forced[r_, slots == assigned[land_idx[r_]]] = _FORBIDDEN
+        fr, fc = linear_sum_assignment(forced)
+        margin[land_idx[r_]] = float(forced[fr, fc].sum()) - best
+    return margin
+
+
+def _board_costs(
+    feats: np.ndarray,
+    terrains: Sequence[Terrain],
+    assigned: np.ndarray,
+    land_idx: np.ndarray,
+    explained: np.ndarray,
+) -> np.ndarray:
+    """Costs against this board's own print of each terrain.
+
+    Every tile of one terrain on a board comes from one print, so the hexes read as that
+    terrain show what it looks like here (a print run, an edition, a lamp the light estimate
+    missed). Each terrain's prototype is the mean of its hexes' features, drawn towards the
+    nearest stock prototype by :data:`_PRIOR` hexes' worth of weight; a hex is compared with
+    the mean of the *other* hexes, so it never votes for its own reading.
+    """
+    costs = terrain_costs(feats, terrains)
+    land = np.zeros(len(feats), bool)
+    land[land_idx] = True
+    for j, t in enumerate(terrains):
+        members = land & (assigned == j) & explained[:, j]
+        if not members.any():
+            continue
+        protos = np.array(PROTOTYPES[t])
+        mean = feats[members].mean(axis=0)
+        prior = protos[int(np.argmin((((mean - protos) / _SCALE) ** 2).sum(axis=1)))]
+        total = _PRIOR * prior + feats[members].sum(axis=0)
+        weight = np.full(len(feats), _PRIOR + float(members.sum()))
+        own = np.tile(total, (len(feats), 1))
+        own[members] -= feats[members]
+        weight[members] -= 1.0
+        centre = own / weight[:, None]
+        costs[:, j] = (((feats - centre) / _SCALE) ** 2).sum(axis=1)
+    return costs

@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from companion.board import Terrain, hex_center
-from vision.terrain import COUNTS, PROTOTYPES, classify_terrain, hex_features
+from vision.synth.boards import SEAFARERS_LAND
+from vision.terrain import (
+    COUNTS,
+    PROTOTYPES,
+    apply_gains,
+    chip_light,
+    classify_terrain,
+    hex_features,
+)
 
 
 def _base_features(rng: np.random.Generator) -> tuple[np.ndarray, list[Terrain]]:
@@ -40,15 +48,77 @@ def test_counts_are_a_constraint() -> None:
     assert Counter(r.terrain for r in free)[Terrain.FIELDS] == 5
 
 
-@pytest.mark.parametrize(("gain", "cast"), [(0.7, (0.0, 0.0)), (1.2, (8.0, -6.0))])
+@pytest.mark.parametrize("gains", [(0.6, 0.6, 0.6), (1.15, 1.0, 0.8), (0.8, 0.95, 1.2)])
 def test_white_balance_and_brightness_do_not_change_the_reading(
-    gain: float, cast: tuple[float, float]
+    gains: tuple[float, float, float],
 ) -> None:
+    # A dim lamp, a warm one, a cold one: each multiplies the camera's B, G, R channels.
     feats, truth = _base_features(np.random.default_rng(3))
-    spoilt = feats.copy()
-    spoilt[:, 0] *= gain
-    spoilt[:, 1:3] += cast
+    spoilt = apply_gains(feats, np.array(gains))
     assert [r.terrain for r in classify_terrain(spoilt, kind="base")] == truth
+
+
+def test_a_hex_in_shadow_is_read_by_its_chips_light() -> None:
+    # Six hexes lie in a shadow that halves the light; their chips are as dark.
+    feats, truth = _base_features(np.random.default_rng(10))
+    light = np.ones(len(truth))
+    light[:6] = 0.5
+    spoilt = apply_gains(feats, light[:, None])
+    out = classify_terrain(spoilt, kind="base", light=light)
+    assert [r.terrain for r in out] == truth
+
+
+@pytest.mark.parametrize("seed", [6, 7, 8])
+def test_a_hex_that_looks_like_no_terrain_takes_what_the_counts_leave(seed: int) -> None:
+    # A red rulebook corner lies over a mountains hex: it is nearer hills than anything, but
+    # must not push a well-seen hills hex out of its slot; it is flagged, not trusted.
+    feats, truth = _base_features(np.random.default_rng(seed))
+    covered = truth.index(Terrain.MOUNTAINS)
+    feats[covered] = (50.0, 45.0, 60.0, 3.0)
+    out = classify_terrain(feats, kind="base")
+    assert [r.terrain for r in out] == truth
+    assert out[covered].unseen
+    assert out[covered].confidence < 0.9
+    assert not any(r.unseen for i, r in enumerate(out) if i != covered)
+
+
+def test_seafarers_terrain_is_read_against_the_boards_own_print() -> None:
+    # No counts on a Seafarers map; this board's fields are printed more golden than the
+    # stock fields, yet still less so than its gold.
+    rng = np.random.default_rng(0)
+    truth = list(SEAFARERS_LAND)
+    rng.shuffle(truth)
+    feats = np.array([PROTOTYPES[t][0] for t in truth], float)
+    feats[:, :3] += rng.normal(0, 1.5, (len(truth), 3))
+    fields = [i for i, t in enumerate(truth) if t == Terrain.FIELDS]
+    feats[fields, 1:3] += (8.0, 6.0)
+    out = classify_terrain(feats, kind="seafarers")
+    assert [r.terrain for r in out] == truth
+
+
+def test_chip_light_is_each_chips_paper_against_the_boards() -> None:
+    import cv2
+
+    px = 30.0
+    hexes = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (3, 0)]
+    top = np.full((200, 320, 3), (60, 150, 90), np.uint8)
+    discs = {}
+    for h in hexes[:-1]:
+        cx, cy = hex_center(h)
+        x, y = cx * px + 60, cy * px + 60
+        cv2.circle(top, (int(x), int(y)), 10, (200, 225, 235), -1)
+        cv2.putText(top, "8", (int(x) - 4, int(y) + 4), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0))
+        discs[h] = (x, y, 10.0)
+    # A shadow over the hexes of the first row halves their light.
+    top[: int(60 + 0.5 * 1.5 * px)] //= 2
+    light = chip_light(top, hexes, discs)
+    lit = light[3]
+    assert light[:3] / lit == pytest.approx([0.5] * 3, abs=0.03)
+    assert light[3:6] / lit == pytest.approx([1.0] * 3, abs=0.03)
+    # Relative to the board's median chip, between the shadow's and the lit ones'.
+    assert 0.5 < light[0] < 1.0 < lit
+    # (3, 0) has no chip: it takes its neighbours' light, (2, 0) in shadow and (2, 1) not.
+    assert light[6] == pytest.approx((light[2] + light[5]) / 2)
 
 
 def test_sea_hexes_stay_sea_and_out_of_the_counts() -> None:
