@@ -619,75 +619,114 @@ class PieceDetector:
         w, h = self.size
         r = int(math.ceil(_AREA_RADIUS * self.px)) + 1
         oy, ox = np.mgrid[-r : r + 1, -r : r + 1].astype(np.float64)
-        off = np.column_stack([ox.ravel(), oy.ravel()]) / self.px  # board-plane offsets
+        ox, oy = ox.ravel(), oy.ravel()
+        off = np.column_stack([ox, oy]) / self.px  # board-plane offsets
         dist = np.hypot(off[:, 0], off[:, 1])
-
-        def flat(centre_top: np.ndarray, keep: np.ndarray) -> np.ndarray:
-            cx, cy = int(round(centre_top[0])), int(round(centre_top[1]))
-            xs = (ox.ravel()[keep] + cx).astype(np.int64)
-            ys = (oy.ravel()[keep] + cy).astype(np.int64)
-            ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-            return ys[ok] * w + xs[ok]
+        angle = np.arctan2(off[:, 1], off[:, 0])
+        ring = (dist > _RING_FROM) & (dist <= _AREA_RADIUS)
+        core = np.flatnonzero(dist <= _CORE_RADIUS)
+        area = np.flatnonzero(dist <= _AREA_RADIUS)
+        ring_idx = np.flatnonzero(ring)
+        # Sites along the same direction share their masks: each is computed once per
+        # direction (keyed by the exact floats it is computed from).
+        memo: dict[tuple[str, bytes], tuple[np.ndarray, ...]] = {}
 
         def along(offs: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
             """(distance along a->b from a, signed distance across), for offsets from a."""
             d = (b - a) / np.linalg.norm(b - a)
             return offs @ d, offs @ np.array([-d[1], d[0]])
 
-        vcore, varea, vband, vring = ([], []), ([], []), ([], []), ([], [])
-        vground, eground = ([], []), ([], [])
-        angle = np.arctan2(off[:, 1], off[:, 0])
-        ring = (dist > _RING_FROM) & (dist <= _AREA_RADIUS)
+        def band_of(p: np.ndarray, far: np.ndarray) -> np.ndarray:
+            key = ("band", (far - p).tobytes())
+            if key not in memo:
+                s, n = along(off, p, far)
+                band = (dist <= _AREA_RADIUS) & (s > _CORE_RADIUS) & (np.abs(n) <= _ROAD_HALF)
+                memo[key] = (np.flatnonzero(band),)
+            return memo[key][0]
+
+        def ground_of(first: float) -> tuple[np.ndarray, ...]:
+            key = ("ground", np.float64(first).tobytes())
+            if key not in memo:
+                rel = np.mod(angle - first, 2 * np.pi)
+                off_bands = ring.copy()
+                for k in range(3):
+                    across = np.abs(np.sin(angle - first - k * 2 * np.pi / 3)) * dist
+                    ahead = np.cos(angle - first - k * 2 * np.pi / 3) > 0
+                    off_bands &= ~(ahead & (across <= _ROAD_HALF))
+                sector = np.floor(rel / (2 * np.pi / 3)).astype(np.int64) % 3
+                memo[key] = tuple(np.flatnonzero(off_bands & (sector == k)) for k in range(3))
+            return memo[key]
+
+        def side_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray) -> tuple[np.ndarray, ...]:
+            key = ("side", np.concatenate([a - mid, b - mid, b - a]).tobytes())
+            if key not in memo:
+                s, n = along(off, a - mid, b - mid)
+                s = s / np.linalg.norm(b - a)  # offsets are from the midpoint: s in -0.5..0.5
+                strip = (np.abs(s) <= (_STRIP_TO - _STRIP_FROM) / 2) & (np.abs(n) <= _STRIP_HALF)
+                disc = dist <= _SHIP_RADIUS
+                memo[key] = tuple(
+                    np.flatnonzero(m)
+                    for m in (
+                        strip,
+                        disc & (np.abs(n) > _ROAD_HALF),
+                        disc & (n > _ROAD_HALF),
+                        disc & (n < -_ROAD_HALF),
+                    )
+                )
+            return memo[key]
+
+        # Per region: the sites' (centre x, centre y, offsets kept, site number), flattened
+        # into top-view pixel indices all at once by cat().
+        vcore: list[tuple[int, int, np.ndarray, int]] = []
+        varea: list[tuple[int, int, np.ndarray, int]] = []
+        vband: list[tuple[int, int, np.ndarray, int]] = []
+        vring: list[tuple[int, int, np.ndarray, int]] = []
+        vground: list[tuple[int, int, np.ndarray, int]] = []
+        estrip: list[tuple[int, int, np.ndarray, int]] = []
+        eoff: list[tuple[int, int, np.ndarray, int]] = []
+        eground: list[tuple[int, int, np.ndarray, int]] = []
         vband_edge = -np.ones((len(t.vertices), 3), np.int64)
 
-        def add(target: tuple[list, list], idx: np.ndarray, site: int) -> None:
-            target[0].append(idx)
-            target[1].append(np.full(len(idx), site, np.int64))
+        def rounded(point: np.ndarray) -> tuple[int, int]:
+            c = self._to_top(point)[0]
+            return int(round(c[0])), int(round(c[1]))
 
         for v, name in enumerate(t.vertices):
             p = np.array(vertex_position(name))
-            c = self._to_top(self.seen_at(p, _BUILDING_MID))[0]
-            add(vcore, flat(c, dist <= _CORE_RADIUS), v)
-            add(varea, flat(c, dist <= _AREA_RADIUS), v)
-            add(vring, flat(c, (dist > _RING_FROM) & (dist <= _AREA_RADIUS)), v)
+            cx, cy = rounded(self.seen_at(p, _BUILDING_MID))
+            vcore.append((cx, cy, core, v))
+            varea.append((cx, cy, area, v))
+            vring.append((cx, cy, ring_idx, v))
+            fars = []
             for slot, e in enumerate(t.vertex_edges[v]):
-                a, b = (np.array(vertex_position(x)) for x in edge_vertices(t.edges[e]))
-                far = b if np.allclose(a, p) else a
-                s, n = along(off, p, far)
-                band = (dist <= _AREA_RADIUS) & (s > _CORE_RADIUS) & (np.abs(n) <= _ROAD_HALF)
-                add(vband, flat(c, band), v * 3 + slot)
+                ends = edge_vertices(t.edges[e])
+                far = np.array(vertex_position(ends[1] if ends[0] == name else ends[0]))
+                fars.append(far)
+                vband.append((cx, cy, band_of(p, far), v * 3 + slot))
                 vband_edge[v, slot] = e
             # The corner's three sides leave it 120 degrees apart (also those off the board,
             # at its rim); the hexes lie between them.
-            a, b = (
-                np.array(vertex_position(x)) for x in edge_vertices(t.edges[t.vertex_edges[v][0]])
-            )
-            d = (b if np.allclose(a, p) else a) - p
-            first = math.atan2(d[1], d[0])
-            rel = np.mod(angle - first, 2 * np.pi)
-            off_bands = ring.copy()
-            for k in range(3):
-                across = np.abs(np.sin(angle - first - k * 2 * np.pi / 3)) * dist
-                ahead = np.cos(angle - first - k * 2 * np.pi / 3) > 0
-                off_bands &= ~(ahead & (across <= _ROAD_HALF))
-            sector = np.floor(rel / (2 * np.pi / 3)).astype(np.int64) % 3
-            for k in range(3):
-                add(vground, flat(c, off_bands & (sector == k)), v * 3 + k)
-        estrip, eoff = ([], []), ([], [])
+            d = fars[0] - p
+            for k, part in enumerate(ground_of(math.atan2(d[1], d[0]))):
+                vground.append((cx, cy, part, v * 3 + k))
         for e, name in enumerate(t.edges):
             a, b = (np.array(vertex_position(x)) for x in edge_vertices(name))
             mid = (a + b) / 2
-            c = self._to_top(self.seen_at(mid, _ROAD_MID))[0]
-            s, n = along(off, a - mid, b - mid)
-            s = s / np.linalg.norm(b - a)  # offsets are from the midpoint: s in -0.5..0.5
-            strip = (np.abs(s) <= (_STRIP_TO - _STRIP_FROM) / 2) & (np.abs(n) <= _STRIP_HALF)
-            add(estrip, flat(c, strip), e)
-            add(eoff, flat(c, (dist <= _SHIP_RADIUS) & (np.abs(n) > _ROAD_HALF)), e)
-            add(eground, flat(c, (dist <= _SHIP_RADIUS) & (n > _ROAD_HALF)), e * 2)
-            add(eground, flat(c, (dist <= _SHIP_RADIUS) & (n < -_ROAD_HALF)), e * 2 + 1)
+            cx, cy = rounded(self.seen_at(mid, _ROAD_MID))
+            strip, beside, left, right = side_of(a, b, mid)
+            estrip.append((cx, cy, strip, e))
+            eoff.append((cx, cy, beside, e))
+            eground.append((cx, cy, left, e * 2))
+            eground.append((cx, cy, right, e * 2 + 1))
 
-        def cat(pair: tuple[list, list]) -> tuple[np.ndarray, np.ndarray]:
-            return np.concatenate(pair[0]), np.concatenate(pair[1])
+        def cat(parts: list[tuple[int, int, np.ndarray, int]]) -> tuple[np.ndarray, np.ndarray]:
+            lens = [len(keep) for _, _, keep, _ in parts]
+            keep = np.concatenate([keep for _, _, keep, _ in parts])
+            xs = (ox[keep] + np.repeat([x for x, _, _, _ in parts], lens)).astype(np.int64)
+            ys = (oy[keep] + np.repeat([y for _, y, _, _ in parts], lens)).astype(np.int64)
+            site = np.repeat(np.array([i for _, _, _, i in parts], np.int64), lens)
+            ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            return ys[ok] * w + xs[ok], site[ok]
 
         sites = _Sites(
             cat(vcore),
