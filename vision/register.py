@@ -5,8 +5,9 @@ Method
 1. **Chip candidates.** Number chips are light discs of one size at the centres of the land
    hexes. A whiteness map (lightness minus chroma, relative to its neighbourhood, so gradients and
    shadows cancel) is thresholded at several levels; connected blobs that are filled ellipses
-   (solid, not too elongated) are candidates. Borders, cards, glare and pieces also make blobs:
-   step 2 throws them out.
+   (solid, not flatter than a chip seen 70 degrees off vertical) are candidates. Borders,
+   cards, glare and pieces also make blobs: step 2 throws them out. Flat ones (a steep view's
+   far chips) only join a lattice that round ones found, with a chip's shape from there.
 2. **Lattice fit.** Every candidate with two neighbouring candidates about 60 degrees apart
    proposes an affine map of the hex lattice; the proposal that explains the most candidates
    (each within a fifth of a hex spacing of a lattice point, with a consistent disc size) wins,
@@ -177,6 +178,10 @@ def whiteness(bgr: np.ndarray, chroma_weight: float = 0.25) -> np.ndarray:
 _LEVELS = (3.0, 6.0, 10.0, 15.0, 21.0)
 _OPENINGS = (3, 7)
 _CHROMA_WEIGHTS = (0.25, 1.0)
+# Axis ratios: a disc seen up to 70 degrees off vertical is still a candidate; one seen
+# within 60 degrees of vertical is round enough to propose a lattice.
+_FLATTEST = 0.35
+_ROUND = 0.5
 
 
 def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
@@ -217,7 +222,7 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
                 if hull_area <= 0 or area / hull_area < 0.9:
                     continue
                 (cx, cy), (a, b), ang = cv2.fitEllipse(c)
-                if a * b <= 0 or min(a, b) < 0.5 * max(a, b):
+                if a * b <= 0 or min(a, b) < _FLATTEST * max(a, b):
                     continue
                 if area / (math.pi * a * b / 4.0) < 0.85:
                     continue
@@ -226,15 +231,16 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
                         float(cx), float(cy), math.sqrt(area / math.pi), (a, b, float(ang))
                     )
                 )
-    # Prefer the larger blob of a disc (the whole chip rather than a patch of its paper).
-    found.sort(key=lambda c: -c.radius)
+    # Prefer a round blob of a disc to a flat one (a chip seen from above and a glint or a
+    # border scrap beside it), then the larger (the whole chip rather than a patch of it).
+    found.sort(key=lambda c: (_is_flat(c), -c.radius))
     return _merge(found)
 
 
 def _merge(cands: list[ChipCandidate]) -> list[ChipCandidate]:
     """Keep the first of candidates closer than 0.8 radii (one disc seen at two levels).
 
-    ``cands`` must be sorted by decreasing radius, so the kept one is the larger.
+    ``cands`` must be sorted by preference (see :func:`find_chip_candidates`).
     """
     if not cands:
         return []
@@ -264,8 +270,15 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     n = len(cands)
     if n < 4:
         return None
-    pts = np.array([[c.x, c.y] for c in cands], np.float64)
-    rad = np.array([c.radius for c in cands], np.float64)
+    pts_all = np.array([[c.x, c.y] for c in cands], np.float64)
+    rad_all = np.array([c.radius for c in cands], np.float64)
+    # Flat ellipses (a steep view's far chips, but also wave crests and scraps of tile
+    # border) neither propose nor fit the lattice: they only join it while it grows, where
+    # their shape must be that of a chip seen from there.
+    flat = np.array([_is_flat(c) for c in cands])
+    pts, rad = pts_all[~flat], rad_all[~flat]
+    if len(pts) < 4:
+        return None
     d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
     best: tuple[int, np.ndarray] | None = None
     best_score, best_h = 0.0, np.eye(3)
@@ -338,17 +351,26 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     # The far rows of a steep view: extend ring by ring from the chips explained so far, and
     # keep the extension only if it explains more chips (not just moves the lattice).
     inl = _inliers(h, pts, rad, ref_rad)
-    grown = _grow(h, pts, rad, inl)
-    if _inliers(grown, pts, rad, ref_rad).sum() > inl.sum():
+    round_idx = np.nonzero(~flat)[0]
+    grown, taken = _grow(h, pts_all, rad_all, round_idx[inl], cands)
+    joined = np.zeros(len(cands), bool)
+    if len(taken) > inl.sum() and _inliers(grown, pts, rad, ref_rad).sum() >= inl.sum():
         h = grown
-    h = _unshear(h, pts, _inliers(h, pts, rad, ref_rad), cands)
+        joined[taken] = True
+    pts, rad = pts_all, rad_all
+
+    def chips(m: np.ndarray) -> np.ndarray:
+        # A flat disc is a chip only when growth took it as one.
+        return np.asarray(_inliers(m, pts, rad, ref_rad) & (~flat | joined))
+
+    h = _unshear(h, pts, chips(h), cands)
     # Handedness: the board is seen from above, so the plane->image map must not mirror.
     jac = h[:2, :2] - np.outer(project(h, np.zeros((1, 2)))[0], h[2, :2])
     if np.linalg.det(jac) < 0:
         mirror = np.array([[-1.0, 0, 0], [0, 1, 0], [0, 0, 1]])
         h = h @ mirror
     h = h / h[2, 2]
-    inl = _inliers(h, pts, rad, ref_rad)
+    inl = chips(h)
     cells: dict[Hex, int] = {}
     lattice = plane_to_axial(project(np.linalg.inv(h), pts))
     rounded = round_axial(lattice)
@@ -367,9 +389,17 @@ _GROW_SIZE_TOL = 0.45
 _GROW_RINGS = 12
 # The farther reach of growth (position, size tolerance): a disc of just the chips' size.
 _GROW_FAR = (0.55, 0.25)
+# A flat candidate's ellipse mapped back to the board plane: largest axis ratio of a chip.
+_DISC_SHAPE = 1.4
 
 
-def _grow(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, inliers: np.ndarray) -> np.ndarray:
+def _grow(
+    h: np.ndarray,
+    pts: np.ndarray,
+    rad: np.ndarray,
+    inliers: np.ndarray,
+    cands: list[ChipCandidate],
+) -> tuple[np.ndarray, list[int]]:
     """Extend a lattice ring by ring from the chips it explains, refitting at every ring.
 
     A steep view's far rows, whose chips are half the size of the near ones, are where one
@@ -377,16 +407,28 @@ def _grow(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, inliers: np.ndarray) 
     taken so far is predicted from its own neighbourhood: an affine map fitted on the taken
     chips within two steps of it (one hex step of extrapolation). The disc nearest that
     prediction is taken when it is within :data:`_GROW_TOL` of the local hex spacing and of
-    the size the global map predicts there. Returns the homography fitted on every chip taken
-    (board plane -> image); ``h`` itself when nothing was added.
+    the size the global map predicts there; a flat one (:func:`_is_flat`) only when its
+    ellipse is the image of a disc under that local map.
+
+    Args:
+        h: the lattice so far, board plane -> image.
+        pts, rad: every candidate's centre (N, 2) and radius (N,), pixels.
+        inliers: indices of the candidates the lattice explains: the chips to grow from.
+        cands: the candidates (for their ellipses).
+
+    Returns:
+        The homography fitted on every chip taken, and the indices of the chips taken.
     """
     model = h
     plane = project(np.linalg.inv(h), pts)
     cells = round_axial(plane_to_axial(plane))
     resid = np.linalg.norm(plane - axial_to_plane(cells), axis=1)
-    taken = _take(cells, resid, inliers, {})
+    mask = np.zeros(len(pts), bool)
+    mask[inliers] = True
+    taken = _take(cells, resid, mask, {})
     if len(taken) < 5:
-        return h
+        return h, list(taken.values())
+    flat = [i for i, c in enumerate(cands) if _is_flat(c)]
     used = set(taken.values())
     for _ in range(_GROW_RINGS):
         try:
@@ -408,6 +450,9 @@ def _grow(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, inliers: np.ndarray) 
             spacing = math.sqrt(abs(np.linalg.det(local[:2, :2])))
             d = np.linalg.norm(pts - guess, axis=1) / spacing
             d[list(used)] = np.inf
+            for i in flat:
+                if d[i] < _GROW_FAR[0] and not _seen_as_disc(cands[i], local[:2, :2]):
+                    d[i] = np.inf
             # Near the prediction, any disc of about the chips' size; a little farther (the
             # foreshortening changes faster than one affine step follows), only a disc of
             # just their size.
@@ -431,7 +476,29 @@ def _grow(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, inliers: np.ndarray) 
         if refit is None:
             break
         model = refit
-    return model
+    return model, list(taken.values())
+
+
+def _is_flat(c: ChipCandidate) -> bool:
+    """A candidate too elongated to be a chip seen within 60 degrees of straight down."""
+    return c.ellipse is not None and min(c.ellipse[:2]) < _ROUND * max(c.ellipse[:2])
+
+
+def _seen_as_disc(c: ChipCandidate, lin: np.ndarray) -> bool:
+    """Whether the candidate's ellipse maps back to a circle through the local linear map
+    ``lin`` (board plane -> image, 2x2): a chip's shape as the camera sees it from there."""
+    if c.ellipse is None:
+        return False
+    a, b, ang = c.ellipse
+    t = math.radians(ang)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    cov = rot @ np.diag([(a / 2) ** 2, (b / 2) ** 2]) @ rot.T
+    try:
+        back = np.linalg.inv(lin)
+    except np.linalg.LinAlgError:
+        return False
+    lo, hi = np.linalg.eigvalsh(back @ cov @ back.T)
+    return lo > 0 and math.sqrt(hi / lo) < _DISC_SHAPE
 
 
 def _frontier(taken: dict[Hex, int]) -> list[Hex]:

@@ -149,3 +149,28 @@ def test_lattice_reaches_the_far_rows_of_a_steep_view(tilt: float, seed: int) ->
         for j, b in enumerate(chips):
             if hex_distance(a, b) == 1:
                 assert hex_distance(found[i], found[j]) == 1
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_view_58_degrees_off_vertical_is_registered_with_its_flat_far_chips(seed: int) -> None:
+    # The far rows' chips are ellipses flatter than 1:2: too flat to propose a lattice, but
+    # taken when the lattice grows to them with the shape a chip has from there.
+    board = random_board(4, seed=seed)
+    conditions = replace(CLEAN, tilt_deg=58.0, tilt_dir_deg=45.0 * seed, rotation_deg=20.0 * seed)
+    r = render_board(board, rng=seed, conditions=conditions)
+    reg = register(r.image)
+    assert reg.kind == "base"
+    assert len(reg.chip_hexes) >= 17
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
+
+
+def test_a_flat_blob_joins_only_with_the_shape_a_chip_has_there() -> None:
+    from vision.register import ChipCandidate, _seen_as_disc
+
+    # The board plane squashed to a third vertically (a steep view): a chip is a flat,
+    # horizontal ellipse; the same ellipse standing upright (a border scrap) is not a chip.
+    lin = np.array([[30.0, 0.0], [0.0, 10.0]])
+    lying = ChipCandidate(0.0, 0.0, 5.0, (24.0, 8.0, 0.0))
+    standing = ChipCandidate(0.0, 0.0, 5.0, (24.0, 8.0, 90.0))
+    assert _seen_as_disc(lying, lin)
+    assert not _seen_as_disc(standing, lin)
