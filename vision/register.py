@@ -152,20 +152,25 @@ def axial_to_plane(qr: np.ndarray) -> np.ndarray:
 # --- step 1: chip candidates -------------------------------------------------------------------
 
 
-def whiteness(bgr: np.ndarray, chroma_weight: float = 0.25) -> np.ndarray:
+def whiteness(
+    bgr: np.ndarray, chroma_weight: float = 0.25, lab: np.ndarray | None = None
+) -> np.ndarray:
     """Lightness less some chroma, relative to the neighbourhood.
 
     Args:
         bgr: uint8 (H, W, 3).
         chroma_weight: how much chroma counts against a pixel: low finds cream chips on dark
             tiles, high finds grey chips on light but colourful tiles.
+        lab: ``bgr`` already in CIELAB (float32, as converted here), to convert it once for
+            several weights.
 
     Returns:
         float32 (H, W): CIELAB L* - chroma_weight * C* minus its local mean (Gaussian, sigma
         1/30 of the longer side), so that light ramps and shadows cancel and a chip stands out
         from any tile around it.
     """
-    lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    if lab is None:
+        lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     w = lab[..., 0] - chroma_weight * np.hypot(lab[..., 1], lab[..., 2])
     # The local mean is smooth: blur a quarter-size copy and scale it back up (4x faster).
     h, wd = w.shape
@@ -203,7 +208,8 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
     min_area = max(12.0, (side / 300.0) ** 2)
     max_area = (side / 10.0) ** 2
     found: list[ChipCandidate] = []
-    maps = [whiteness(bgr, cw) for cw in _CHROMA_WEIGHTS]
+    lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    maps = [whiteness(bgr, cw, lab) for cw in _CHROMA_WEIGHTS]
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     for w, level in ((m, lv) for m in maps for lv in _LEVELS):
         # Closing first mends the notches a numeral's strokes cut into a small chip's rim.
@@ -748,12 +754,16 @@ def band_points(frame: tuple[Hex, ...]) -> np.ndarray:
     return np.array(pts)
 
 
-def sea_fraction(bgr: np.ndarray, h: np.ndarray, cells: list[Hex]) -> dict[Hex, float]:
+def sea_fraction(
+    bgr: np.ndarray, h: np.ndarray, cells: list[Hex], blue: np.ndarray | None = None
+) -> dict[Hex, float]:
     """Fraction of each lattice cell's inner disc (0.7 hex radii) that looks like open sea.
 
-    ``h`` maps lattice plane -> ``bgr`` pixels; sea as :func:`sea_mask` tells it.
+    ``h`` maps lattice plane -> ``bgr`` pixels; sea as :func:`sea_mask` tells it (``blue``:
+    that mask when already made).
     """
-    blue = sea_mask(bgr)
+    if blue is None:
+        blue = sea_mask(bgr)
     ring = np.array(
         [[0.0, 0.0]]
         + [
@@ -790,8 +800,8 @@ def place_frame(
         for dr in range(-7, 8)
         if hex_distance((dq, dr), (0, 0)) <= 7
     ]
-    sea = sea_fraction(bgr, h_lat, window)
     blue = sea_mask(bgr)
+    sea = sea_fraction(bgr, h_lat, window, blue)
     bands = {kind: band_points(FRAMES[kind]) for kind in kinds}
     results: list[tuple[float, str, int, Hex]] = []
     for kind in kinds:
