@@ -68,6 +68,7 @@ from companion.layouts import random_board
 from companion.reconcile import game_pieces
 from companion.table import ApplyAction, Inspect, Table
 from vision.capture import SceneStep, SyntheticGameSource
+from vision.pieces import GROUND_CONTEXT
 from vision.synth.render import Conditions
 from vision.tracker import Observation, Tracker
 
@@ -393,9 +394,9 @@ def _catch_up(table: Table, plan: StepPlan, tally: Tally) -> None:
 #: vision.pieces.detect_pieces for standing, shaded plastic (keyword arguments).
 REAL_VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
-    "renderer_only": {"shades": (), "context": 1.0},
-    "no_shades": {"shades": ()},
-    "no_ground_check": {"context": 1.0},
+    "ground_and_check": {"context": GROUND_CONTEXT},
+    "classes": {"ground": False, "context": GROUND_CONTEXT},
+    "renderer_only": {"ground": False, "shades": (), "context": 1.0},
     "standing": {"standing": True},
 }
 

@@ -51,6 +51,14 @@ from companion.board import (
     hex_corner_points,
     vertex_position,
 )
+from vision.site_ground import (
+    GROUND_RARE,
+    GROUND_UNCOMMON,
+    GroundModel,
+    blob_colour,
+    lab_to_linear,
+    to_linear,
+)
 
 #: Player colours, in the order of colour indices.
 COLOURS: tuple[str, ...] = ("red", "blue", "orange", "white", "green", "brown")
@@ -132,6 +140,12 @@ _STRIP_HALF = 0.045  # half width of the strip read for a road
 _ROAD_HALF = 0.1  # half width of the band a road may cover
 _SHIP_RADIUS = 0.32  # a ship's hull and sail around the side's midpoint
 _RING_FROM = 0.3  # beyond this a settlement does not reach (the ring around a corner)
+# Ground model: where a piece may stand off its site (hex radii), a building's disc in seven
+# places (on the corner and around it), a road's strip in five (across the side).
+_CORNER_SHIFTS = ((0.0, 0.0),) + tuple(
+    (0.07 * math.cos(k * math.pi / 3), 0.07 * math.sin(k * math.pi / 3)) for k in range(6)
+)
+_SIDE_SHIFTS = (0.0, -0.04, 0.04, -0.08, 0.08)
 # Decisions.
 _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be there
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
@@ -315,6 +329,7 @@ def normalise_light(
     land: np.ndarray,
     anchor: tuple[np.ndarray, np.ndarray] | None = None,
     step: int = 5,
+    clip: bool = True,
 ) -> np.ndarray:
     """Divide out the light: per channel, a plane fitted to log intensity over the land, then
     a gain that maps the tile borders' colour to a fixed one.
@@ -328,6 +343,9 @@ def normalise_light(
             each other, pieces of one colour are too few to outvote them). The border is one
             light colour all over the board: a better white reference than the terrain mix.
         step: every ``step``-th land pixel is used (speed).
+        clip: clip to 0..255. Unclipped, what is lighter than the reference's top stays
+            apart: a white piece is lighter than the beige border mapped to :data:`_BORDER`,
+            and clipped, it and the border's lightest pixels become one colour.
 
     Returns:
         BGR float32 (H, W, 3), 0..255, with the board's light ramp flattened and its border
@@ -354,7 +372,7 @@ def normalise_light(
         gain = _border_gain(out, *anchor)
         if gain is not None:
             out *= gain
-    return np.clip(out, 0, 255)
+    return np.clip(out, 0, 255) if clip else out
 
 
 def _border_gain(img: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndarray | None:
@@ -396,6 +414,23 @@ def _border_gain(img: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndar
     return (gy[:, None, :] * gx[None, :, :]).astype(np.float32)
 
 
+def _border_pixels(norm: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """The flat indices of the sides' middles that show tile border (their side's mean colour
+    near the densest cluster of all sides' colours; none when too few sides are seen)."""
+    if len(idx) == 0:
+        return idx
+    flat = norm.reshape(-1, 3)
+    centre = _border_colour(flat, idx, group)
+    if centre is None:
+        return idx[:0]
+    n = int(group.max()) + 1
+    sizes = np.maximum(np.bincount(group, minlength=n), 1)
+    means = np.stack([np.bincount(group, weights=flat[idx, c], minlength=n) for c in range(3)], 1)
+    # The margin of the light normalisation's own border fit: the light varies across it.
+    member = np.linalg.norm(means / sizes[:, None] - centre, axis=1) < 2 * _CLUSTER
+    return idx[member[group]]
+
+
 def _border_colour(flat: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndarray | None:
     """The densest cluster of the groups' mean BGR colours (float32 (3,)), or None."""
     n = int(group.max()) + 1
@@ -432,6 +467,10 @@ class _Sites:
     vground: tuple[np.ndarray, np.ndarray]
     eground: tuple[np.ndarray, np.ndarray]
     vsize: dict[str, np.ndarray] = field(default_factory=dict)
+    # Ground model only: the corner discs and side strips moved a little (site number plus
+    # shift times the number of sites): a real piece stands near its site, not on it.
+    vcore_near: tuple[np.ndarray, np.ndarray] | None = None
+    estrip_near: tuple[np.ndarray, np.ndarray] | None = None
 
 
 class PieceDetector:
@@ -461,6 +500,12 @@ class PieceDetector:
             radii around a corner, off the road bands, inside one of its three hexes; of the
             disc beside a side's road band, on one hand (the coast's foam lies on one hand of
             the rim's sides). 1.0 never rejects.
+        ground: read a site by what the board around it does not explain
+            (:mod:`vision.site_ground`): a site holds a piece when most of its pixels are
+            rare in its hexes' art, the tile border and (at the rim) the coast, and the piece's
+            colour is that of those pixels' median by hue. For single photos of real plastic,
+            whose colours are not the renderer's; the classes then only tell city from
+            settlement and ship from road, and speak where the ground does not decide.
     """
 
     def __init__(
@@ -475,6 +520,7 @@ class PieceDetector:
         shades: Sequence[float] = (),
         camera: Sequence[float] | None = None,
         context: float = 1.0,
+        ground: bool = False,
     ):
         if px_per_unit < 12:
             raise ValueError(f"px_per_unit must be at least 12, not {px_per_unit}")
@@ -548,12 +594,21 @@ class PieceDetector:
             bool,
         )
         self._hex_is_sea = hex_is_sea
+        self._ground_on = bool(ground)
+        self._linear = {c: lab_to_linear(protos[c][0]) for c in self.colours}
+
+    @functools.cached_property
+    def _ground(self) -> GroundModel | None:
+        """The ground samples' geometry (ground model only), built on first use."""
+        if not self._ground_on:
+            return None
+        return GroundModel(self.topology, self.size, self._to_top, self.px, self.land)
 
     @functools.cached_property
     def _sites(self) -> _Sites:
         """Every site's pixels, built on first use (a detector that only warps, like
         :func:`refine_homography`'s, never needs them)."""
-        return self._build_sites()
+        return self._build_sites(self._ground_on)
 
     @functools.cached_property
     def _anchor(self) -> tuple[np.ndarray, np.ndarray]:
@@ -614,7 +669,8 @@ class PieceDetector:
 
     # -- geometry -----------------------------------------------------------------------------
 
-    def _build_sites(self) -> _Sites:
+    def _build_sites(self, near: bool = False) -> _Sites:
+        """Every site's pixels; ``near``: also their shifted places (the ground model's)."""
         t = self.topology
         w, h = self.size
         r = int(math.ceil(_AREA_RADIUS * self.px)) + 1
@@ -627,6 +683,10 @@ class PieceDetector:
         core = np.flatnonzero(dist <= _CORE_RADIUS)
         area = np.flatnonzero(dist <= _AREA_RADIUS)
         ring_idx = np.flatnonzero(ring)
+        near_cores = [
+            np.flatnonzero(np.hypot(off[:, 0] - dx, off[:, 1] - dy) <= _CORE_RADIUS)
+            for dx, dy in (_CORNER_SHIFTS if near else ())
+        ]
         # Sites along the same direction share their masks: each is computed once per
         # direction (keyed by the exact floats it is computed from).
         memo: dict[tuple[str, bytes], tuple[np.ndarray, ...]] = {}
@@ -675,6 +735,17 @@ class PieceDetector:
                 )
             return memo[key]
 
+        def strips_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray) -> tuple[np.ndarray, ...]:
+            key = ("strips", np.concatenate([a - mid, b - mid, b - a]).tobytes())
+            if key not in memo:
+                s, n = along(off, a - mid, b - mid)
+                middle = np.abs(s / np.linalg.norm(b - a)) <= (_STRIP_TO - _STRIP_FROM) / 2
+                memo[key] = tuple(
+                    np.flatnonzero(middle & (np.abs(n - shift) <= _STRIP_HALF))
+                    for shift in _SIDE_SHIFTS
+                )
+            return memo[key]
+
         # Per region: the sites' (centre x, centre y, offsets kept, site number), flattened
         # into top-view pixel indices all at once by cat().
         vcore: list[tuple[int, int, np.ndarray, int]] = []
@@ -685,6 +756,9 @@ class PieceDetector:
         estrip: list[tuple[int, int, np.ndarray, int]] = []
         eoff: list[tuple[int, int, np.ndarray, int]] = []
         eground: list[tuple[int, int, np.ndarray, int]] = []
+        vnear: list[tuple[int, int, np.ndarray, int]] = []
+        enear: list[tuple[int, int, np.ndarray, int]] = []
+        n_v, n_e = len(t.vertices), len(t.edges)
         vband_edge = -np.ones((len(t.vertices), 3), np.int64)
 
         def rounded(point: np.ndarray) -> tuple[int, int]:
@@ -695,6 +769,7 @@ class PieceDetector:
             p = np.array(vertex_position(name))
             cx, cy = rounded(self.seen_at(p, _BUILDING_MID))
             vcore.append((cx, cy, core, v))
+            vnear.extend((cx, cy, part, k * n_v + v) for k, part in enumerate(near_cores))
             varea.append((cx, cy, area, v))
             vring.append((cx, cy, ring_idx, v))
             fars = []
@@ -715,6 +790,9 @@ class PieceDetector:
             cx, cy = rounded(self.seen_at(mid, _ROAD_MID))
             strip, beside, left, right = side_of(a, b, mid)
             estrip.append((cx, cy, strip, e))
+            if near:
+                parts = enumerate(strips_of(a, b, mid))
+                enear.extend((cx, cy, part, k * n_e + e) for k, part in parts)
             eoff.append((cx, cy, beside, e))
             eground.append((cx, cy, left, e * 2))
             eground.append((cx, cy, right, e * 2 + 1))
@@ -739,7 +817,8 @@ class PieceDetector:
             cat(vground),
             cat(eground),
         )
-        n_v, n_e = len(t.vertices), len(t.edges)
+        if near:
+            sites.vcore_near, sites.estrip_near = cat(vnear), cat(enear)
         sites.vsize = {
             "vcore": np.bincount(sites.vcore[1], minlength=n_v),
             "varea": np.bincount(sites.varea[1], minlength=n_v),
@@ -804,15 +883,12 @@ class PieceDetector:
 
     def _classify(
         self, top: np.ndarray, covered: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`labels` and whether each pixel's colour is lit (bool (H, W)): won by the
-        colour's own class, not one of its shades."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`labels`, whether each pixel's colour is lit (bool (H, W)): won by the
+        colour's own class, not one of its shades, and the light-normalised top view."""
         fit = self.land if covered is None else self.land & ~covered
-        anchor = self._anchor
-        if covered is not None:
-            keep = ~covered.ravel()[anchor[0]]
-            anchor = (anchor[0][keep], anchor[1][keep])
-        norm = normalise_light(top, fit, anchor)
+        # Unclipped: the lookup clamps what lies beyond its top level anyway.
+        norm = normalise_light(top, fit, self._anchor_of(covered), clip=False)
         q = np.minimum(norm * (_LUT_LEVELS / 256.0), _LUT_LEVELS - 1).astype(np.int32)
         cells = (q[..., 0] * _LUT_LEVELS + q[..., 1]) * _LUT_LEVELS + q[..., 2]
         self._classify_cells(cells.ravel())
@@ -820,7 +896,7 @@ class PieceDetector:
         lit = self._cells_lit[cells]
         if covered is not None:
             best[covered] = -2
-        return best, lit
+        return best, lit, norm
 
     def read(self, image: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
         """Read every site of a photo.
@@ -835,7 +911,7 @@ class PieceDetector:
 
     def read_top(self, top: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
         """Read every site of a top view (``covered``: bool mask in top-view pixels)."""
-        labels, lit = self._classify(top, covered)
+        labels, lit, norm = self._classify(top, covered)
         lab = labels.ravel()
         # A city is told by the area of its lit colour: the renderer's pieces, which the
         # threshold was measured on, have no shaded faces, and a real piece's shaded faces and
@@ -874,6 +950,19 @@ class PieceDetector:
         frac = estrip[:, 2:] / e_size[:, None]
         best = np.argmax(frac, axis=1)
         best_frac = frac[np.arange(n_e), best]
+        v_size = np.maximum(s.vsize["vcore"], 1)
+        vfrac = vcore[:, 2:] / v_size[:, None]
+        vbest = np.argmax(vfrac, axis=1)
+        if self._ground is not None:
+            border = _border_pixels(norm, *self._anchor_of(covered))
+            best, best_frac = self._ground_sites(
+                norm, lab, border, s.estrip_near, self._ground.edge_samples, n_e
+            )
+            vbest, vf = self._ground_sites(
+                norm, lab, border, s.vcore_near, self._ground.vertex_samples, n_v
+            )
+            vfrac = np.zeros((n_v, k))
+            vfrac[np.arange(n_v), vbest] = vf
         off_frac = eoff[np.arange(n_e), best + 2] / np.maximum(s.vsize["eoff"], 1)
         for e in range(n_e):
             if e_cov[e] > _COVERED:
@@ -891,10 +980,7 @@ class PieceDetector:
         v_state = np.zeros(n_v, np.int64)
         v_conf = np.zeros(n_v, np.float64)
         v_area = np.zeros(n_v, np.float64)
-        v_size = np.maximum(s.vsize["vcore"], 1)
         v_cov = vcore[:, 0] / v_size
-        vfrac = vcore[:, 2:] / v_size[:, None]
-        vbest = np.argmax(vfrac, axis=1)
         unit2 = self.px * self.px
         for v in range(n_v):
             if v_cov[v] > _COVERED:
@@ -910,9 +996,69 @@ class PieceDetector:
             v_area[v] = varea[v, c + 2] / unit2
             v_state[v] = state_code(c, area / unit2 > _CITY_AREA)
             v_conf[v] = _confidence(f, _PRESENT)
+        if self._ground is not None:
+            _distance_rule(v_state, v_conf, vfrac.max(axis=1), t.vertex_neighbours)
         return SiteReadings(
             t.vertices, t.edges, v_state, e_state, v_conf, e_conf, v_area, self.colours
         )
+
+    def _anchor_of(self, covered: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The sides' middles (flat pixel indices, side numbers) that are not covered."""
+        if covered is None:
+            return self._anchor
+        keep = ~covered.ravel()[self._anchor[0]]
+        return self._anchor[0][keep], self._anchor[1][keep]
+
+    def _ground_sites(
+        self,
+        norm: np.ndarray,
+        lab: np.ndarray,
+        border: np.ndarray,
+        region: tuple[np.ndarray, np.ndarray] | None,
+        samples: np.ndarray,
+        n: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per site: the colour index of what the ground does not explain there and the
+        fraction of the site's pixels it covers (0 where it has no player colour), at the
+        site's place (of ``region``'s shifted ones, site ``i + k * n``) where it covers most."""
+        assert self._ground is not None and region is not None
+        idx, shifted = region
+        shifts = int(shifted.max()) // n + 1
+        all_samples = np.tile(samples, (shifts, 1))
+        common = self._ground.commonness(norm, border, region, all_samples)
+        foreign = (common < GROUND_RARE) & (lab[idx] != -2)
+        fracs = np.bincount(shifted, weights=foreign, minlength=n * shifts) / np.maximum(
+            np.bincount(shifted, minlength=n * shifts), 1
+        )
+        fracs = fracs.reshape(shifts, n)
+        # Ties keep the site's own place (shift 0 comes first).
+        where = np.argmax(fracs, axis=0)
+        frac = fracs[where, np.arange(n)]
+        colour = np.zeros(n, np.int64)
+        chosen = shifted == where[shifted % n] * n + shifted % n
+        keep = foreign & chosen
+        linear = to_linear(norm.reshape(-1, 3)[idx[keep]])
+        owner = shifted[keep] % n
+        border_linear = to_linear(np.array(_BORDER))
+        for i in np.flatnonzero(frac >= _PRESENT):
+            name = blob_colour(linear[owner == i], self._linear, border_linear)
+            if name is None:
+                frac[i] = 0.0
+            else:
+                colour[i] = self.colours.index(name)
+        # Where the ground does not decide, the classes may: a pixel they call a player
+        # colour counts when its colour is uncommon (not rare) in the ground. A render's
+        # pieces have the classes' own colours, and their art holds a little of them.
+        k = len(self.colours)
+        home = shifted < n
+        own = home & (common < GROUND_UNCOMMON) & (lab[idx] >= 0)
+        counts = np.bincount(shifted[own] * k + lab[idx][own], minlength=n * k).reshape(n, k)
+        share = counts / np.maximum(np.bincount(shifted[home], minlength=n), 1)[:, None]
+        by_class = np.argmax(share, axis=1)
+        class_frac = share[np.arange(n), by_class]
+        take = (frac < _PRESENT) & (class_frac >= _PRESENT)
+        colour[take], frac[take] = by_class[take], class_frac[take]
+        return colour, frac
 
 
 def refine_homography(
@@ -1006,6 +1152,27 @@ def _project(m: np.ndarray, points: np.ndarray) -> np.ndarray:
     return p[:, :2] / p[:, 2:3]
 
 
+def _distance_rule(
+    state: np.ndarray,
+    conf: np.ndarray,
+    strength: np.ndarray,
+    neighbours: Sequence[Sequence[int]],
+) -> None:
+    """Of two buildings read on neighbouring corners, drop the weaker (in place).
+
+    The rules never allow it, and in a photo it is what a tall piece seen at an angle, or a
+    road's end, does to the corner next to a building. The weaker reading (less of its site
+    unexplained by the ground) becomes empty with the confidence of a coin toss.
+    """
+    order = np.argsort(-strength, kind="stable")
+    for v in order:
+        if state[v] <= EMPTY:
+            continue
+        for u in neighbours[v]:
+            if state[u] > EMPTY:
+                state[u], conf[u] = EMPTY, 0.5
+
+
 def _confidence(value: float, threshold: float) -> float:
     """0.5 at the decision threshold, rising to 1 as ``value`` goes to 1."""
     if threshold >= 1.0:
@@ -1019,7 +1186,8 @@ def detect_pieces(
     prototypes: Mapping[str, tuple[float, float, float]] | None = None,
     shades: Sequence[float] = PLASTIC_SHADES,
     standing: bool = False,
-    context: float = GROUND_CONTEXT,
+    context: float = 1.0,
+    ground: bool = True,
 ) -> list[DetectedPiece]:
     """The pieces on a registered board photo.
 
@@ -1030,10 +1198,13 @@ def detect_pieces(
         prototypes: player colours (CIELAB after light normalisation); the defaults are the
             renderer's pieces.
         shades, context: see :class:`PieceDetector`; by default shaded plastic is a player
-            colour (:data:`PLASTIC_SHADES`) and a site whose colour covers half of one part
-            of its surroundings is ground (:data:`GROUND_CONTEXT`).
+            colour (:data:`PLASTIC_SHADES`, for telling city from settlement) and the class
+            reading's ground check is off (the ground model below does its work; with
+            ``ground=False``, :data:`GROUND_CONTEXT` was the setting for real photos).
         standing: read standing pieces where they project (the camera's place is measured
             from the homography, :func:`camera_position`).
+        ground: read a site by what its surroundings do not explain (see
+            :class:`PieceDetector`; on by default: real plastic is not the renderer's).
 
     Returns:
         Settlements and cities at corners, roads and ships at sides, in the registration's
@@ -1052,5 +1223,6 @@ def detect_pieces(
         shades=shades,
         camera=camera,
         context=context,
+        ground=ground,
     )
     return detector.read(image).pieces()
