@@ -35,7 +35,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.board import Board, Hex, base_frame, rows_of
+from companion.board import Board, Harbor, Hex, base_frame, rows_of
 from vision.read_board import is_certain, read_board
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
@@ -142,6 +142,37 @@ def _robber_truth(entry: dict[str, Any]) -> Hex | None:
     return rows_of(base_frame())[int(found[1]) - 1][int(found[2]) - 1]
 
 
+#: Harbours of the boards-dev layouts: OUR OWN LABELS FROM LOOKING AT THE PHOTOS (the dataset
+#: has none), in the coordinates of groundtruth.json's rows (``truth_from_rows`` on the base
+#: frame): land hex, side, kind. Read off vieja_E_5 and vieja_F_1 (the photos whose orientation
+#: the rows follow); every printed icon and ratio was visible there. The other boards
+#: (catan_2, catan_12, catan_55) are not labelled.
+HARBOUR_LABELS: dict[str, tuple[Harbor, ...]] = {
+    "vieja_E": (
+        Harbor(-2, 2, "SW", "3:1"),
+        Harbor(-2, 1, "W", "grain"),
+        Harbor(-1, -1, "W", "ore"),
+        Harbor(0, -2, "NW", "3:1"),
+        Harbor(1, -2, "NE", "wool"),
+        Harbor(2, -2, "NE", "3:1"),
+        Harbor(2, -1, "E", "brick"),
+        Harbor(1, 1, "E", "lumber"),
+        Harbor(-1, 2, "SE", "3:1"),
+    ),
+    "vieja_F": (
+        Harbor(0, 2, "SE", "3:1"),
+        Harbor(-1, 2, "SW", "brick"),
+        Harbor(-2, 1, "SW", "lumber"),
+        Harbor(-2, 0, "W", "3:1"),
+        Harbor(-1, -1, "NW", "grain"),
+        Harbor(1, -2, "NW", "ore"),
+        Harbor(2, -2, "NE", "3:1"),
+        Harbor(2, -1, "E", "wool"),
+        Harbor(1, 1, "E", "3:1"),
+    ),
+}
+
+
 def _board(which: int, rng: np.random.Generator) -> Board:
     """A random base (0), 5-6 (1) or Seafarers-like (2) board."""
     if which == 2:
@@ -176,6 +207,7 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
     t_ok = t_all = c_ok = c_all = 0
     red_reported = red_photos = 0
     robber = dict.fromkeys(_FIGURE_OUTCOMES, 0)
+    harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     for entry in gt["entries"]:
         truth = truth_from_rows(entry["rows"], base_frame())
         robber_truth = _robber_truth(entry)
@@ -196,6 +228,12 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
             expected = None if robber_truth is None else aligned(robber_truth)
             outcome = _figure_outcome(board.robber, expected)
             robber[outcome] += 1
+            labels = HARBOUR_LABELS.get(entry["id"])
+            if labels is not None:
+                read = harbour_outcomes(list(labels), board.harbors, aligned)
+                for what, n in read.items():
+                    harbours[what] += n
+                row["harbours"] = read
             row.update(
                 robber=outcome,
                 kind=board.kind,
@@ -215,6 +253,7 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
         "chip_accuracy": c_ok / c_all if c_all else None,
         "layout_E_adjacent_reds_reported": f"{red_reported}/{red_photos}",
         "robber": robber,
+        "harbours_own_labels": harbours,
     }
 
 
@@ -335,6 +374,10 @@ def run(args: argparse.Namespace) -> int:
             f"{_pct(bd['chip_accuracy'])}, layout E red 6s reported "
             f"{bd['layout_E_adjacent_reds_reported']}, robber "
             + ", ".join(f"{k} {v}" for k, v in bd["robber"].items())
+        )
+        print(
+            "  harbours (vieja_E, vieja_F; our own labels): "
+            + ", ".join(f"{k} {v}" for k, v in bd["harbours_own_labels"].items())
         )
     else:
         print("boards-dev: skipped (no dataset)")

@@ -193,13 +193,20 @@ def _site_between(land: Hex, other: Hex) -> Site:
     return (land, side)
 
 
-def _disc(radius: float, step: float) -> np.ndarray:
-    """Offsets (N, 2), in hex radii, of a grid of points ``step`` apart inside a disc."""
+def _square(radius: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """A square grid of points ``step`` apart around a disc: offsets (n*n, 2) in hex radii,
+    row by row, and the (n, n) bool mask of those inside the disc."""
     n = int(math.ceil(radius / step))
     g = np.arange(-n, n + 1) * step
     xs, ys = np.meshgrid(g, g)
     pts = np.column_stack([xs.ravel(), ys.ravel()])
-    return pts[np.hypot(pts[:, 0], pts[:, 1]) <= radius]
+    return pts, (np.hypot(pts[:, 0], pts[:, 1]) <= radius).reshape(len(g), len(g))
+
+
+def _disc(radius: float, step: float) -> np.ndarray:
+    """Offsets (N, 2), in hex radii, of a grid of points ``step`` apart inside a disc."""
+    pts, inside = _square(radius, step)
+    return pts[inside.ravel()]
 
 
 def _sample(lab: np.ndarray, plane_to_top: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -272,7 +279,8 @@ def read_sites(
     beside_radius: float = 0.1,
     min_delta: float = 14.0,
     spreads: float = 3.0,
-    min_light_art: float = 0.25,
+    min_light_art: float = 0.2,
+    thin: float = 0.12,
 ) -> list[SiteReading]:
     """Look at every site's spot.
 
@@ -290,7 +298,9 @@ def read_sites(
         min_delta: least weighted CIELAB distance from the sea of an art pixel.
         spreads: an art pixel is also farther from the sea than this many times the sea's own
             median distance from itself (its texture).
-        min_light_art: least fraction of the spot covered by light art to name a colour.
+        min_light_art: least fraction of the spot covered by solid light art to name a colour.
+        thin: art narrower than this (hex radii: piers, printed ratios, outlines) gives no
+            colour.
 
     Returns:
         One :class:`SiteReading` per site, in order.
@@ -299,7 +309,12 @@ def read_sites(
         return []
     centres, along = spot_geometry(sites, out)
     step = max(1.0 / float(plane_to_top[0, 0]), 0.02)
-    spot = _sample(lab, plane_to_top, centres[:, None, :] + _disc(radius, step)[None])
+    grid, inside = _square(radius, step)
+    spot = _sample(lab, plane_to_top, centres[:, None, :] + grid[None])
+    side = inside.shape[0]
+    inside = inside.ravel()
+    k = max(3, 2 * int(round(thin / step / 2)) + 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     ring = _disc(beside_radius, step)
     sides = np.stack(
         [
@@ -319,7 +334,7 @@ def read_sites(
     readings = []
     for i, site in enumerate(sites):
         px = spot[i]
-        valid = ~np.isnan(px[:, 0])
+        valid = inside & ~np.isnan(px[:, 0])
         side_px = sides[i]
         side_valid = ~np.isnan(side_px[..., 0])
         side_sea = [
@@ -328,11 +343,18 @@ def read_sites(
         ]
         side_art = [1.0 - len(side_sea[j]) / max(int(side_valid[j].sum()), 1) for j in range(2)]
         hidden = min(side_art) > 0.5
-        if valid.mean() < 0.8 or hidden:
+        if valid.sum() < 0.8 * inside.sum() or hidden:
             readings.append(SiteReading(site, False, 0.0, None, {}))
             continue
-        px = px[valid]
-        art = _distance(px, sea) > threshold
+        art = np.zeros(len(px), bool)
+        art[valid] = _distance(px[valid], sea) > threshold
+        # Piers, ratios printed as text and outlines are thin; the harbour's colour is that
+        # of its solid parts (the token, the icon): the art mask opened by ``thin``.
+        solid = (
+            cv2.morphologyEx(art.reshape(side, side).astype(np.uint8), cv2.MORPH_OPEN, kernel)
+            .ravel()
+            .astype(bool)
+        )
         # The lamp's fall-off and shadows scale the light here: the sea beside the spot, once
         # the board's sea, tells by how much (L*+16, a* and b* all scale with the cube root of
         # the light).
@@ -340,10 +362,10 @@ def read_sites(
         if len(local) >= 5:
             gain = (float(sea[0]) + 16.0) / (float(np.median(local[:, 0])) + 16.0)
             px = np.column_stack([(px[:, 0] + 16.0) * gain - 16.0, px[:, 1:] * gain])
-        presence = float(art.mean())
-        light = px[art & (px[:, 0] >= _INK)]
+        presence = float(art[valid].mean())
+        light = px[solid & valid & (px[:, 0] >= _INK)]
         colour: np.ndarray | None = None
-        if len(light) >= min_light_art * len(px):
+        if len(light) >= min_light_art * valid.sum():
             chroma = np.hypot(light[:, 1], light[:, 2])
             coloured = light[chroma > _COLOURED]
             pick = coloured if len(coloured) >= 0.3 * len(light) else light
@@ -375,6 +397,7 @@ def read_harbours(
     layout_margin: float = 4.0,
     certain: float = 0.9,
     free_presence: float = 0.55,
+    empty: float = 0.2,
 ) -> HarbourReading:
     """Read the harbours of a board (see the module's docstring).
 
@@ -387,6 +410,8 @@ def read_harbours(
             next one to be taken.
         certain: least confidence of a harbour's kind for it to be reported.
         free_presence: least art fraction of a spot for a harbour read side by side.
+        empty: most art fraction of a spot that is plain sea; spots with more may hold a
+            harbour and compete for the frame's kinds.
 
     Returns:
         The :class:`HarbourReading`.
@@ -402,8 +427,8 @@ def read_harbours(
         )
         best = fits[0]
         runner = fits[1][0] if len(fits) > 1 else -math.inf
-        if best[0] - runner >= layout_margin:
-            layout = layouts[best[1]]
+        layout = layouts[best[1]]
+        if best[0] - runner >= layout_margin and _consistent(layout, readings):
             chosen = [by_site[s] for s in sorted(layout)]
             harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
             if unread:
@@ -411,15 +436,31 @@ def read_harbours(
                     f"uncertain: {unread} of {len(layout)} harbour(s) could not be read"
                 )
             return HarbourReading(harbors, readings, "standard", unread, warnings)
-    harbors, unread = _free(readings, certain, free_presence)
+    occupied, unread = _occupied(readings, free_presence)
     if layouts:
-        # The frame's harbours are there even where they were not told apart.
-        unread = max(len(STANDARD[kind][2]) - len(harbors), 0)
+        # The frame's set of kinds still holds (two ores cannot both be right): every side
+        # that may hold a harbour competes for the kinds, and only the clearly occupied ones
+        # are named. Its harbours are there even where they were not told apart.
+        total = len(STANDARD[kind][2])
+        rivals, _ = _occupied(readings, empty)
+        named = {r.site for r in occupied}
+        harbors, _ = _assign(rivals, Counter(STANDARD[kind][2]), certain, own=0.5)
+        harbors = [h for h in harbors if ((h.q, h.r), h.side) in named]
+        unread = max(total - len(harbors), 0)
         warnings.append(
             f"uncertain: the harbours fit no standard layout clearly; {len(harbors)} of "
-            f"{len(STANDARD[kind][2])} read one by one"
+            f"{total} read one by one"
         )
-    elif unread:
+        return HarbourReading(harbors, readings, "free", unread, warnings)
+    harbors = []
+    for r in occupied:
+        kind_read, p = max(r.scores.items(), key=lambda kv: kv[1]) if r.scores else ("", 0.0)
+        if p < certain:
+            unread += 1
+            continue
+        (q, rr), side = r.site
+        harbors.append(Harbor(q, rr, side, kind_read, round(p, 4)))
+    if unread:
         warnings.append(f"uncertain: {unread} harbour(s) or coast side(s) could not be read")
     return HarbourReading(harbors, readings, "free", unread, warnings)
 
@@ -433,6 +474,30 @@ def _layout_fit(layout: frozenset[Site], readings: Sequence[SiteReading]) -> flo
         p = min(max(presence_probability(r.presence), 0.02), 0.98)
         total += math.log(p if r.site in layout else 1.0 - p)
     return total
+
+
+def _consistent(
+    layout: frozenset[Site],
+    readings: Sequence[SiteReading],
+    empty: float = 0.2,
+    occupied: float = 0.45,
+    unclear: int = 2,
+) -> bool:
+    """Does the layout explain what is seen? No seen side of it is plain sea (art below
+    ``empty``), no seen side off it holds a harbour (art at least ``occupied``, of a harbour's
+    colour), and at most ``unclear`` seen sides are in doubt (some art, or art of no harbour's
+    colour: a hand reaching in, a piece). Frames are assembled in other orders than the
+    rulebook's (the real boards-dev frames are): a layout that merely beats the others is not
+    taken."""
+    doubtful = 0
+    for r in readings:
+        if not r.seen:
+            continue
+        on = r.site in layout
+        if (on and r.presence < empty) or (not on and r.presence >= occupied and r.scores):
+            return False
+        doubtful += r.presence >= empty and not (on and r.presence >= occupied)
+    return doubtful <= unclear
 
 
 def _assign(
@@ -466,40 +531,32 @@ def _assign(
     return harbors, len(chosen) - len(harbors)
 
 
-def _free(
+def _occupied(
     readings: Sequence[SiteReading],
-    certain: float,
     min_presence: float,
     apart: float = 0.5,
     empty: float = 0.2,
-) -> tuple[list[Harbor], int]:
-    """Harbours read one side at a time: clearly there and of a clear kind. Of two whose
-    spots lie closer than ``apart`` hex radii (one token seen from two sides), the clearer.
-    Spots with more art than ``empty`` but less than ``min_presence`` are counted unread."""
-    unread = sum(1 for r in readings if not r.seen)
-    found: list[tuple[float, str, SiteReading]] = []
+) -> tuple[list[SiteReading], int]:
+    """The sides that clearly hold a harbour (at least ``min_presence`` art), and how many
+    sides are in doubt (hidden, or with more art than ``empty`` but not enough). Of two
+    sides whose spots lie closer than ``apart`` hex radii (one token seen from two sides),
+    the one with more art."""
+    doubtful = 0
+    found: list[SiteReading] = []
     for r in readings:
-        if not r.seen or r.presence < empty:
-            continue
-        if r.presence < min_presence:
-            unread += 1
-            continue
-        kind, p = max(r.scores.items(), key=lambda kv: kv[1]) if r.scores else ("", 0.0)
-        if p < certain:
-            unread += 1
-            continue
-        found.append((r.presence, kind, r))
-    found.sort(key=lambda x: -x[0])
-    centres, _ = spot_geometry([r.site for _, _, r in found])
-    harbors: list[Harbor] = []
+        if not r.seen:
+            doubtful += 1
+        elif r.presence >= min_presence:
+            found.append(r)
+        elif r.presence >= empty:
+            doubtful += 1
+    found.sort(key=lambda r: -r.presence)
+    centres, _ = spot_geometry([r.site for r in found])
     kept: list[int] = []
-    for i, (_, kind, r) in enumerate(found):
-        if any(np.linalg.norm(centres[i] - centres[j]) < apart for j in kept):
-            continue
-        kept.append(i)
-        (q, rr), side = r.site
-        harbors.append(Harbor(q, rr, side, kind, round(r.scores[kind], 4)))
-    return harbors, unread
+    for i in range(len(found)):
+        if all(np.linalg.norm(centres[i] - centres[j]) >= apart for j in kept):
+            kept.append(i)
+    return [found[i] for i in kept], doubtful
 
 
 def draw_harbours(top: np.ndarray, plane_to_top: np.ndarray, reading: HarbourReading) -> np.ndarray:

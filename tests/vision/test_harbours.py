@@ -128,7 +128,7 @@ def test_a_harbour_under_a_hand_is_unseen_not_wrong() -> None:
     outcome = harbour_outcomes(truth.harbors, board.harbors, aligned)
     assert outcome["wrong"] == outcome["extra"] == 0
     assert outcome["unseen"] >= 1
-    assert outcome["right"] >= 7
+    assert outcome["right"] >= 5
     assert not is_certain(board)
     assert any("harbour" in w for w in board.warnings)
 
