@@ -53,7 +53,6 @@ from companion.board import (
 )
 from vision.site_ground import (
     GROUND_RARE,
-    GROUND_UNCOMMON,
     GroundModel,
     blob_colour,
     lab_to_linear,
@@ -505,7 +504,7 @@ class PieceDetector:
             rare in its hexes' art, the tile border and (at the rim) the coast, and the piece's
             colour is that of those pixels' median by hue. For single photos of real plastic,
             whose colours are not the renderer's; the classes then only tell city from
-            settlement and ship from road, and speak where the ground does not decide.
+            settlement and ship from road.
     """
 
     def __init__(
@@ -602,7 +601,8 @@ class PieceDetector:
         """The ground samples' geometry (ground model only), built on first use."""
         if not self._ground_on:
             return None
-        return GroundModel(self.topology, self.size, self._to_top, self.px, self.land)
+        sea = [i for i, is_sea in enumerate(self._hex_is_sea) if is_sea]
+        return GroundModel(self.topology, self.size, self._to_top, self.px, self.land, sea)
 
     @functools.cached_property
     def _sites(self) -> _Sites:
@@ -1046,18 +1046,6 @@ class PieceDetector:
                 frac[i] = 0.0
             else:
                 colour[i] = self.colours.index(name)
-        # Where the ground does not decide, the classes may: a pixel they call a player
-        # colour counts when its colour is uncommon (not rare) in the ground. A render's
-        # pieces have the classes' own colours, and their art holds a little of them.
-        k = len(self.colours)
-        home = shifted < n
-        own = home & (common < GROUND_UNCOMMON) & (lab[idx] >= 0)
-        counts = np.bincount(shifted[own] * k + lab[idx][own], minlength=n * k).reshape(n, k)
-        share = counts / np.maximum(np.bincount(shifted[home], minlength=n), 1)[:, None]
-        by_class = np.argmax(share, axis=1)
-        class_frac = share[np.arange(n), by_class]
-        take = (frac < _PRESENT) & (class_frac >= _PRESENT)
-        colour[take], frac[take] = by_class[take], class_frac[take]
         return colour, frac
 
 

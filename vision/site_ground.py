@@ -11,7 +11,7 @@ knowing the players' colours first:
    frame, the tile border (the middles of the sides whose mean colour lies in the densest
    cluster of all sides' colours, as :func:`vision.pieces.normalise_light` finds it).
 2. **Rare colours** (per frame): a site's pixel is *foreign* when, in each ground sample the
-   site touches (its hexes, the border, the coast for a rim site), fewer than
+   site touches (its hexes, the border, the coast where land meets sea), fewer than
    :data:`GROUND_RARE` of the pixels have nearly its colour (within one cell of a 32-level
    colour cube, in the light-normalised top view). The border explains a pale border, the
    mountains' art explains their snow, the fields' art their ochre; plastic is rare in all.
@@ -21,12 +21,9 @@ knowing the players' colours first:
    by how much light it would take (a navy face is the renderer's blue at a tenth of the light;
    orange and brown share a hue and differ in that factor). White has no dark shade (a dark
    neutral is a shadow), and a blob whose hue is the border's is the border in a shadow.
-4. **Known colours** (in :class:`vision.pieces.PieceDetector`): where the foreign pixels do
-   not make a piece, the colour classes may, with the pixels they call a player colour whose
-   colour is uncommon (below :data:`GROUND_UNCOMMON`) in the ground: a render's pieces have
-   the classes' very colours, and the art holds a few pixels of them.
-5. **The distance rule** (ibid.): of two buildings read on neighbouring corners, the weaker is
-   dropped (a road's end or a tall piece's lean made the second).
+4. **The distance rule** (in :class:`vision.pieces.PieceDetector`): of two buildings read on
+   neighbouring corners, the weaker is dropped (a road's end or a tall piece's lean made the
+   second).
 
 A real piece also stands near its site rather than on it: a corner is read in seven places
 (on it and 0.07 hex radii around), a side in five (across it), and the fullest counts.
@@ -45,11 +42,9 @@ import numpy as np
 from companion.board import Topology, hex_center
 
 #: A colour is the ground's when at least this fraction of one ground sample has nearly that
-#: colour (chosen on layout E of boards-dev, F held out: docs/vision-tracking.md).
-GROUND_RARE = 0.0075
-#: A pixel the colour classes call a player colour counts for it when fewer than this fraction
-#: of a ground sample has nearly its colour (chosen like :data:`GROUND_RARE`).
-GROUND_UNCOMMON = 0.05
+#: colour. Chosen on layout E of boards-dev with F held out (docs/vision-tracking.md): E's
+#: found-minus-extra is flat over 0.01..0.015 and falls below.
+GROUND_RARE = 0.01
 
 # Colour cube levels per channel, over the square root of the level up to _TOP (like a
 # camera's gamma: dark colours, navy and forest shadows, keep their steps; light ones are not
@@ -139,6 +134,7 @@ class GroundModel:
         to_top: board-plane points (N, 2) -> top-view pixels (N, 2).
         px: top-view pixels per hex radius.
         land: bool (H, W) land pixels of the top view.
+        sea_hexes: indices (into ``topology.hexes``) of the sea hexes.
     """
 
     def __init__(
@@ -148,6 +144,7 @@ class GroundModel:
         to_top: object,
         px: float,
         land: np.ndarray,
+        sea_hexes: Sequence[int] = (),
     ):
         w, h = size
         self.n_hex = len(topology.hexes)
@@ -165,16 +162,18 @@ class GroundModel:
             land.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         )
         self.coast = np.flatnonzero((near > 0) & ~land)
-        # Each site's samples: the border (column 0), its hexes, the coast at the rim; -1 none.
-        # Sample ids: hexes 0..n-1, border n, coast n + 1.
+        # Each site's samples: the border (column 0), its hexes, and the coast where land meets
+        # sea (at the board's rim or a sea hex); -1 none. Ids: hexes 0..n-1, border n, coast
+        # n + 1.
         border, coast = self.n_hex, self.n_hex + 1
+        sea = set(sea_hexes)
 
-        def samples(hexes: Sequence[int], rim: bool) -> list[int]:
+        def samples(hexes: Sequence[int], full: int) -> list[int]:
             out = [border, *hexes]
-            return out + [coast] if rim else out
+            return out + [coast] if len(hexes) < full or sea & set(hexes) else out
 
-        rows_v = [samples(hs, len(hs) < 3) for hs in topology.vertex_hexes]
-        rows_e = [samples(hs, len(hs) < 2) for hs in topology.edge_hexes]
+        rows_v = [samples(hs, 3) for hs in topology.vertex_hexes]
+        rows_e = [samples(hs, 2) for hs in topology.edge_hexes]
         width = max(len(r) for r in rows_v + rows_e)
         self.vertex_samples = np.array([r + [-1] * (width - len(r)) for r in rows_v], np.int64)
         self.edge_samples = np.array([r + [-1] * (width - len(r)) for r in rows_e], np.int64)

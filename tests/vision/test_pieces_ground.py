@@ -59,8 +59,8 @@ def _shade_bgr(colour: str, light: float) -> tuple[int, int, int]:
 
 
 # The renderer's orange, white and green are common in its gold, mountains (snow) and forest
-# art: the ground explains them, and the classes may not use such common colours. Those pieces
-# are missed, never read as anything else (docs/vision-tracking.md, "Real photos").
+# art, so the ground explains them: those pieces are missed, never read as anything else
+# (docs/vision-tracking.md, "Real photos"; the tracker's class reading tells them apart).
 GROUND_MISSES = {("orange", Terrain.GOLD), ("white", Terrain.MOUNTAINS), ("green", Terrain.FOREST)}
 
 
