@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 
 import cv2
 import numpy as np
+from scipy import ndimage
 
 from companion.board import Topology, hex_center
 
@@ -52,7 +53,6 @@ GROUND_RARE = 0.01
 # is its cell and the 26 around it (about the spread of one printed colour under one light).
 _LEVELS = 32
 _TOP = 400.0
-_NEAR = np.array([(i, j, k) for i in (-1, 0, 1) for j in (-1, 0, 1) for k in (-1, 0, 1)])
 # Hex radii: the ring of a hex's own art, and the coast's width beyond the land.
 _ART_FROM, _ART_TO = 0.42, 0.68
 _COAST = 0.25
@@ -148,15 +148,19 @@ class GroundModel:
     ):
         w, h = size
         self.n_hex = len(topology.hexes)
-        yy, xx = np.mgrid[0:h, 0:w]
-        art_idx, art_hex = [], []
-        for i, x in enumerate(topology.hexes):
-            c = to_top(np.array(hex_center(x)))[0]  # type: ignore[operator]
-            d = np.hypot(xx - c[0], yy - c[1]) / px
-            idx = np.flatnonzero((d >= _ART_FROM) & (d <= _ART_TO))
-            art_idx.append(idx)
-            art_hex.append(np.full(len(idx), i, np.int64))
-        self.art = (np.concatenate(art_idx), np.concatenate(art_hex))
+        # One ring of offsets, placed on every hex's centre.
+        r = int(math.ceil(_ART_TO * px)) + 1
+        oy, ox = np.mgrid[-r : r + 1, -r : r + 1]
+        d = np.hypot(ox, oy) / px
+        ring = (d >= _ART_FROM) & (d <= _ART_TO)
+        ox, oy = ox[ring], oy[ring]
+        centres = to_top(np.array([hex_center(x) for x in topology.hexes]))  # type: ignore[operator]
+        cx = np.round(centres[:, 0]).astype(np.int64)[:, None] + ox[None, :]
+        cy = np.round(centres[:, 1]).astype(np.int64)[:, None] + oy[None, :]
+        which = np.repeat(np.arange(self.n_hex), len(ox))
+        cx, cy = cx.ravel(), cy.ravel()
+        ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+        self.art = (cy[ok] * w + cx[ok], which[ok])
         k = 2 * int(round(_COAST * px)) + 1
         near = cv2.dilate(
             land.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -217,12 +221,17 @@ class GroundModel:
         pix = np.concatenate([self.art[0], border_idx, self.coast])
         hist = np.bincount(sample * cells + code(q[pix]), minlength=(self.n_hex + 2) * cells)
         sizes = np.maximum(np.bincount(sample, minlength=self.n_hex + 2), 1).astype(np.float64)
+        # Each cell's count with its 26 neighbours' (the cube's faces repeat outwards).
+        box = ndimage.uniform_filter(
+            hist.reshape(-1, n, n, n).astype(np.float64), size=(1, 3, 3, 3), mode="nearest"
+        )
+        near = np.rint(box * 27.0).reshape(-1)
         idx, site = region
-        near = code(np.clip(q[idx][:, None, :] + _NEAR[None], 0, n - 1))  # (N, 27)
+        own = code(q[idx])
         common = np.zeros(len(idx))
         for col in range(site_samples.shape[1]):
             s = site_samples[site, col]
             ok = np.flatnonzero(s >= 0)
-            dens = hist[s[ok, None] * cells + near[ok]].sum(axis=1) / sizes[s[ok]]
+            dens = near[s[ok] * cells + own[ok]] / sizes[s[ok]]
             common[ok] = np.maximum(common[ok], dens)
         return common
