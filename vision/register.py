@@ -14,7 +14,8 @@ Method
    and is refined to a homography by iterated least squares on its inliers (grow-and-refit, so
    perspective up to 45 degrees is absorbed gradually), then grown ring by ring, each cell
    predicted from its taken neighbours (the far rows of a steeper view). Pieces, the robber,
-   a hand or a missing chip only remove candidates; they cannot move the lattice.
+   a hand or a missing chip only remove candidates; they cannot move the lattice. Empty land
+   cells are then searched again with an opening of the chips' size (a chip touching snow).
 3. **Frame placement.** Chips fix the lattice up to a rotation and a translation. Each board
    kind's frame (base 19, 5-6 30, Seafarers 37) is tried in each of the six rotations and each
    plausible translation; the cost counts chips outside the frame, chip-less frame cells beyond
@@ -186,10 +187,22 @@ _CHROMA_WEIGHTS = (0.25, 1.0)
 # Axis ratios: a disc seen up to 70 degrees off vertical is still a candidate; one seen
 # within 60 degrees of vertical is round enough to propose a lattice.
 _FLATTEST = 0.35
+# The second look's opening, in chip radii (a chip's disc survives it, a bridge to snow not).
+_SECOND_OPENING = 1.2
+# The window the second look searches around an empty cell's centre (board plane offsets).
+_WINDOW = np.array([[-0.8, -0.8], [0.8, -0.8], [0.8, 0.8], [-0.8, 0.8]])
 _ROUND = 0.5
 
 
-def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
+def whiteness_maps(bgr: np.ndarray) -> list[np.ndarray]:
+    """The :func:`whiteness` maps candidates are cut from, one per chroma weight."""
+    lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    return [whiteness(bgr, cw, lab) for cw in _CHROMA_WEIGHTS]
+
+
+def find_chip_candidates(
+    bgr: np.ndarray, maps: list[np.ndarray] | None = None
+) -> list[ChipCandidate]:
     """Light, filled, roughly elliptical blobs: the places a number chip may lie.
 
     The whiteness map is cut at several levels (a chip on dark forest and one on pale sand
@@ -200,21 +213,56 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
 
     Args:
         bgr: uint8 (H, W, 3), any size (work at :data:`WORK_SIDE` or below for speed).
+        maps: :func:`whiteness_maps` of ``bgr`` when already made.
 
     Returns:
         Candidates in the pixel coordinates of ``bgr``, duplicates merged.
     """
     side = max(bgr.shape[:2])
-    min_area = max(12.0, (side / 300.0) ** 2)
-    max_area = (side / 10.0) ** 2
+    if maps is None:
+        maps = whiteness_maps(bgr)
+    found = _blobs(maps, _OPENINGS, (max(12.0, (side / 300.0) ** 2), (side / 10.0) ** 2))
+    # Prefer a round blob of a disc to a flat one (a chip seen from above and a glint or a
+    # border scrap beside it), then the larger (the whole chip rather than a patch of it).
+    found.sort(key=lambda c: (_is_flat(c), -c.radius))
+    return _merge(found)
+
+
+def _blobs(
+    maps: list[np.ndarray],
+    openings: tuple[int, ...],
+    areas: tuple[float, float],
+    fill_holes: float = 0.0,
+) -> list[ChipCandidate]:
+    """The filled-ellipse blobs of every cut of the whiteness maps, unmerged.
+
+    Args:
+        maps: whiteness maps (see :func:`whiteness_maps`), or windows of them.
+        openings: diameters (pixels) of the openings each cut is cleaned with.
+        areas: the smallest and largest blob area kept, pixels.
+        fill_holes: fill each cut's holes up to this area (pixels) before opening it: an
+            opening wider than a chip's rim would otherwise erase a chip whose numeral is a
+            hole in it (larger holes are the gaps between light art and a chip).
+    """
+    min_area, max_area = areas
     found: list[ChipCandidate] = []
-    lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    maps = [whiteness(bgr, cw, lab) for cw in _CHROMA_WEIGHTS]
     close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     for w, level in ((m, lv) for m in maps for lv in _LEVELS):
         # Closing first mends the notches a numeral's strokes cut into a small chip's rim.
         raw = cv2.morphologyEx((w > level).astype(np.uint8), cv2.MORPH_CLOSE, close_kernel)
-        for k in _OPENINGS:
+        if fill_holes > 0:
+            rims, tree = cv2.findContours(raw, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+            holes = (
+                [
+                    c
+                    for c, (_, _, _, parent) in zip(rims, tree[0], strict=True)
+                    if parent >= 0 and cv2.contourArea(c) < fill_holes
+                ]
+                if tree is not None
+                else []
+            )
+            cv2.drawContours(raw, holes, -1, 1, cv2.FILLED)
+        for k in openings:
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             mask = cv2.morphologyEx(raw, cv2.MORPH_OPEN, kernel)
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -237,10 +285,7 @@ def find_chip_candidates(bgr: np.ndarray) -> list[ChipCandidate]:
                         float(cx), float(cy), math.sqrt(area / math.pi), (a, b, float(ang))
                     )
                 )
-    # Prefer a round blob of a disc to a flat one (a chip seen from above and a glint or a
-    # border scrap beside it), then the larger (the whole chip rather than a patch of it).
-    found.sort(key=lambda c: (_is_flat(c), -c.radius))
-    return _merge(found)
+    return found
 
 
 def _merge(cands: list[ChipCandidate]) -> list[ChipCandidate]:
@@ -697,6 +742,59 @@ def _local_scale2(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return np.linalg.det(m) / w**3
 
 
+def _second_look(
+    maps: list[np.ndarray], h: np.ndarray, cands: list[ChipCandidate], cells: dict[Hex, int]
+) -> tuple[list[ChipCandidate], dict[Hex, int]]:
+    """Look again for the chips the lattice lacks, now that their size is known.
+
+    A chip touching light art (the snow of a mountain) is one blob with it at every level;
+    an opening the size of the chip cuts them apart. Each empty cell with at least three
+    neighbouring chips (land: a sea cell touches at most two land hexes) is searched so, in
+    a window of its hex; a blob there on the lattice point, of the chips' size, is its chip.
+
+    Args:
+        maps: the work image's :func:`whiteness_maps`.
+        h: the lattice, board plane -> work image pixels.
+        cands: the candidates; cells: the lattice's chips, cell -> candidate index.
+
+    Returns:
+        The candidates with the new chips appended, and the cells with the new chips.
+    """
+    ref = float(np.median([cands[i].radius for i in cells.values()]))
+    k = int(_SECOND_OPENING * ref) | 1
+    if k <= max(_OPENINGS):
+        return cands, cells
+    sides = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+    empty = {(c[0] + dq, c[1] + dr) for c in cells for dq, dr in sides} - set(cells)
+    empty = {e for e in empty if sum((e[0] + a, e[1] + b) in cells for a, b in sides) >= 3}
+    out, kept = dict(cells), list(cands)
+    height, width = maps[0].shape
+    for cell in sorted(empty):
+        corners = project(h, axial_to_plane(np.array([cell])) + _WINDOW)
+        x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(corners.max(axis=0)).astype(int), (width, height))
+        if x1 - x0 < k or y1 - y0 < k:
+            continue
+        area = math.pi * ref**2
+        found = [
+            ChipCandidate(c.x + x0, c.y + y0, c.radius, c.ellipse)
+            for fill in (0.0, 0.5 * area)
+            for c in _blobs([m[y0:y1, x0:x1] for m in maps], (k,), (0.3 * area, 3 * area), fill)
+        ]
+        if not found:
+            continue
+        pts = np.array([[c.x, c.y] for c in found])
+        plane = project(np.linalg.inv(h), pts)
+        on_cell = _inliers(h, pts, np.array([c.radius for c in found]), ref) & np.all(
+            round_axial(plane_to_axial(plane)) == cell, axis=1
+        )
+        if on_cell.any():
+            resid = np.linalg.norm(plane - axial_to_plane(np.array([cell])), axis=1)
+            out[cell] = len(kept)
+            kept.append(found[int(np.argmin(np.where(on_cell, resid, np.inf)))])
+    return kept, out
+
+
 # --- step 3: frame placement ---------------------------------------------------------------------
 
 
@@ -922,7 +1020,8 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
         if scale == 1.0
         else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     )
-    cands = find_chip_candidates(small)
+    maps = whiteness_maps(small)
+    cands = find_chip_candidates(small, maps=maps)
     fit = fit_lattice(cands)
     if fit is None or len(fit[1]) < 6:
         raise NoBoardError(
@@ -930,6 +1029,7 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
             "(is the whole board in the photo, in focus and lit?)"
         )
     h_lat, cells = fit
+    cands, cells = _second_look(maps, h_lat, cands, cells)
     kinds = (kind,) if kind else tuple(FRAMES)
     chip_cells = set(cells)
     best_kind, k, t, cost, ambiguous, sea = place_frame(small, h_lat, chip_cells, kinds)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given
@@ -174,3 +175,25 @@ def test_a_flat_blob_joins_only_with_the_shape_a_chip_has_there() -> None:
     standing = ChipCandidate(0.0, 0.0, 5.0, (24.0, 8.0, 90.0))
     assert _seen_as_disc(lying, lin)
     assert not _seen_as_disc(standing, lin)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_chip_touching_light_art_is_found_by_the_second_look(seed: int) -> None:
+    # A patch of snow overlapping a chip near the centre makes them one blob at every level
+    # of whiteness; once the lattice knows the chips' size, an opening that size parts them.
+    from companion.board import hex_distance
+
+    board = random_board(4, seed=seed)
+    r = render_board(board, rng=seed, conditions=CLEAN)
+    chip = next(
+        h for h, t in board.tiles.items() if t.number is not None and hex_distance(h, (0, 0)) == 1
+    )
+    a, b = project(r.homography, np.array([[1.0, 0.0], [0.0, 0.0]]))
+    spacing = np.linalg.norm(a - b)
+    snow = project(r.homography, np.array([hex_center(chip)]) + [0.55, 0.35])[0]
+    image = r.image.copy()
+    axes = (int(0.35 * spacing), int(0.2 * spacing))
+    cv2.ellipse(image, (int(snow[0]), int(snow[1])), axes, 30, 0, 360, (235, 240, 240), -1)
+    reg = register(image)
+    assert len(reg.chip_hexes) == 18
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
