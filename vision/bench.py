@@ -35,11 +35,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.board import Board, Harbor, Hex, base_frame, rows_of
+from companion.board import Board, Harbor, Hex, base_frame, hex_center, rows_of
 from vision.read_board import is_certain, read_board
+from vision.register import project
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
-from vision.synth.render import Conditions, render_board
+from vision.synth.render import Conditions, Render, distort_points, render_board
 
 log = logging.getLogger("vision.bench")
 
@@ -63,13 +64,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards."""
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
+    # Terrain of the hexes a hand leaves visible, and how many it hides.
+    v_ok = v_all = hidden_total = 0
     figures = {f"{who}_{what}": 0 for who in ("robber", "pirate") for what in _FIGURE_OUTCOMES}
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
         rng = np.random.default_rng(seed * 100_003 + i)
         truth = _board(i % 3, rng)
-        render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+        conditions = Conditions.random(rng)
+        render = render_board(truth, rng=rng, conditions=conditions)
+        hidden = hidden_by_hands(render, conditions.distortion)
+        hidden_total += len(hidden)
+        v_all += len(truth.tiles) - len(hidden)
         stats = per_kind.setdefault(truth.kind, {"renders": 0, "terrain_right": 0, "hexes": 0})
         stats["renders"] += 1
         try:
@@ -91,6 +98,9 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
                 figures[f"pirate_{found}"] += 1
         t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
         c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
+        for h, tile in truth.tiles.items():
+            read = board.tiles.get(aligned(h))
+            v_ok += h not in hidden and read is not None and read.terrain == tile.terrain
         stats["terrain_right"] += s.terrain_right
         stats["hexes"] += s.terrain_total
         perfect = (
@@ -107,6 +117,8 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         "renders": renders,
         "seed": seed,
         "terrain_accuracy": t_ok / t_all if t_all else None,
+        "hexes_hidden_by_hands": hidden_total,
+        "terrain_accuracy_of_hexes_not_hidden": v_ok / v_all if v_all else None,
         "chip_accuracy": c_ok / c_all if c_all else None,
         "refused_as_no_board": refused,
         "figures_on_boards_read_right": figures,
@@ -120,6 +132,33 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
 
 
 _FIGURE_OUTCOMES = ("right", "unseen", "wrong")
+# A hex is hidden by a hand when this share of the ring its terrain is read from is covered
+# (vision.read_board's own threshold for calling a hex covered).
+_HIDDEN = 0.75
+
+
+def hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
+    """The hexes of a render whose terrain ring (0.45..0.8 hex radii) a hand mostly hides."""
+    if render.hand_mask is None or not render.hand_mask.any():
+        return set()
+    h, w = render.hand_mask.shape
+    ring = np.array(
+        [
+            [r * np.cos(a), r * np.sin(a)]
+            for r in np.linspace(0.45, 0.8, 6)
+            for a in np.linspace(0, 2 * np.pi, 48, endpoint=False)
+        ]
+    )
+    out = set()
+    for hx in render.board.tiles:
+        pts = project(render.homography, ring + hex_center(hx))
+        if distortion:
+            pts = distort_points(pts, distortion, w, h)
+        xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+        ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        if ok.any() and render.hand_mask[yi[ok], xi[ok]].mean() >= _HIDDEN:
+            out.add(hx)
+    return out
 
 
 def _figure_outcome(read: Hex | None, truth: Hex | None) -> str:
@@ -345,6 +384,10 @@ def run(args: argparse.Namespace) -> int:
             f"synthetic: {syn['renders']} renders, terrain {_pct(syn['terrain_accuracy'])}, "
             f"chips {_pct(syn['chip_accuracy'])}, refused {syn['refused_as_no_board']}, "
             f"certain {syn['reported_certain']} of which wrong {syn['wrong_but_certain']}"
+        )
+        print(
+            f"  {syn['hexes_hidden_by_hands']} hexes hidden by hands; terrain of the others "
+            f"{_pct(syn['terrain_accuracy_of_hexes_not_hidden'])}"
         )
         for kind, acc in syn["per_kind_terrain_accuracy"].items():
             print(f"  terrain {kind}: {_pct(acc)}")

@@ -21,6 +21,7 @@ import numpy as np
 
 from companion.board import Board, Hex, Terrain, Tile, hex_center
 from vision.harbours import read_harbours
+from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import detect_pieces
 from vision.register import (
     Registration,
@@ -43,6 +44,8 @@ CHIP_COUNTS: dict[str, Counter[int]] = {
 
 #: A hex read with less confidence than this makes the board uncertain.
 CERTAIN = 0.9
+# A hex is hidden when this share of its ring is covered (too little is left to read it by).
+_HIDDEN = 0.75
 # A hex is sea when this fraction of its interior is open-sea blue.
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
@@ -134,14 +137,16 @@ def read_board(
         warnings.append(f"uncertain: {int(sea.sum())} hex(es) of a {reg.kind} board look like sea")
         sea[:] = False
     discs = _chip_discs(top, plane_to_top, reg)
-    feats = hex_features(top, plane_to_top, reg.hexes)
+    covered = cover_mask(top, plane_to_top, reg.hexes, ~sea)
+    feats = hex_features(top, plane_to_top, reg.hexes, covered)
+    hidden = covered_fraction(covered, plane_to_top, reg.hexes) > _HIDDEN
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     light = chip_light(top, reg.hexes, chips)
-    terrain = classify_terrain(feats, kind=reg.kind, sea=sea, light=light)
-    hidden = sum(t.unseen for t in terrain)
-    if hidden:
+    terrain = classify_terrain(feats, kind=reg.kind, sea=sea, light=light, hidden=hidden)
+    unseen = sum(t.unseen for t in terrain)
+    if unseen:
         warnings.append(
-            f"uncertain: {hidden} hex(es) look like no terrain (covered by a hand or an object?)"
+            f"uncertain: {unseen} hex(es) covered or looking like no terrain (a hand, an object?)"
         )
 
     numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, discs, warnings)

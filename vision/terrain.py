@@ -69,6 +69,8 @@ _UNSEEN_CONFIDENCE = 0.5
 _ROUNDS = 3
 # Weight, in hexes, of the stock prototype in a terrain's print on this board.
 _PRIOR = 2.0
+# Share of a hex's ring that must be clear of a hand for the clear part alone to be read.
+_MIN_CLEAR = 0.25
 # Range of a hex's light relative to the board's (a glare spot on a chip, a hand over it).
 _LIGHT_RANGE = (0.4, 1.5)
 # Fewest chips from which the light over the board is read.
@@ -114,7 +116,12 @@ class TerrainReading:
     unseen: bool = False
 
 
-def hex_features(top: np.ndarray, plane_to_top: np.ndarray, hexes: Sequence[Hex]) -> np.ndarray:
+def hex_features(
+    top: np.ndarray,
+    plane_to_top: np.ndarray,
+    hexes: Sequence[Hex],
+    covered: np.ndarray | None = None,
+) -> np.ndarray:
     """Robust colour of each hex's ring between chip and border.
 
     Args:
@@ -122,6 +129,9 @@ def hex_features(top: np.ndarray, plane_to_top: np.ndarray, hexes: Sequence[Hex]
         plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels; must be a
             scale and translation (as :func:`vision.register.rectify` returns).
         hexes: the hexes, in the order of the rows of the result.
+        covered: bool (H, W), pixels hidden by something over the board (see
+            :func:`vision.occlusion.cover_mask`); they are left out of the ring, unless
+            too little of it remains to say anything (then the hex is measured as it looks).
 
     Returns:
         float64 (N, 4): median L* (0..100), a*, b*, and the median absolute deviation of L*.
@@ -139,6 +149,11 @@ def hex_features(top: np.ndarray, plane_to_top: np.ndarray, hexes: Sequence[Hex]
         px = ring + [cx * scale + plane_to_top[0, 2], cy * scale + plane_to_top[1, 2]]
         xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
         ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        if covered is not None:
+            clear = ok.copy()
+            clear[ok] = ~covered[yi[ok], xi[ok]]
+            if clear.sum() >= _MIN_CLEAR * len(ring):
+                ok = clear
         if not ok.any():
             out[i] = (0.0, 0.0, 0.0, 0.0)
             continue
@@ -283,6 +298,7 @@ def classify_terrain(
     sea: np.ndarray | None = None,
     counts: Mapping[Terrain, int] | None = None,
     light: np.ndarray | None = None,
+    hidden: np.ndarray | None = None,
 ) -> list[TerrainReading]:
     """Classify every hex jointly.
 
@@ -295,6 +311,8 @@ def classify_terrain(
             non-sea hexes.
         light: float (N,), how brightly each hex is lit relative to the board (see
             :func:`chip_light`); None when the board is evenly lit.
+        hidden: bool (N,), hexes mostly covered by a hand or an object (see
+            :mod:`vision.occlusion`): read as unseen, they take what the counts leave.
 
     Returns:
         One :class:`TerrainReading` per hex, in order.
@@ -324,16 +342,19 @@ def classify_terrain(
         if want is not None
         else None
     )
-    feats = normalise_light(features, ~is_sea, kind)
+    is_hidden = np.zeros(n, bool) if hidden is None else np.asarray(hidden, bool)
+    # A hidden hex's colour is the hand's: it says nothing about the board's light.
+    feats = normalise_light(features, ~is_sea & ~is_hidden, kind)
     raw = terrain_costs(feats, terrains)
-    costs = np.minimum(raw, _OUTLIER)
+    costs = _capped(raw, is_hidden)
     assigned = _assign(raw, costs, land_idx, slots)
     # Without counts, nothing but the board's own print tells a terrain from its neighbour in
     # colour (fields from gold); with counts, the constraint does that better (real boards'
     # fields and desert are close enough for the print of one to drift onto the other).
     for _ in range(_ROUNDS if slots is None else 0):
-        raw = _board_costs(feats, terrains, assigned, land_idx, raw < _OUTLIER)
-        costs = np.minimum(raw, _OUTLIER)
+        seen = land_idx[~is_hidden[land_idx]]
+        raw = _board_costs(feats, terrains, assigned, seen, raw < _OUTLIER)
+        costs = _capped(raw, is_hidden)
         again = _assign(raw, costs, land_idx, slots)
         if np.array_equal(again, assigned):
             break
@@ -348,12 +369,20 @@ def classify_terrain(
         # Two-hypothesis posterior of the best reading against the best one that differs
         # here, with likelihoods exp(-cost): a margin of 2.2 gives 0.9.
         conf = float(1.0 / (1.0 + np.exp(-min(margin[i], 50.0))))
-        unseen = bool(raw[i].min() >= _OUTLIER)
+        unseen = bool(is_hidden[i] or raw[i].min() >= _OUTLIER)
         if unseen:
             # Deduced from the counts at best, never seen: a person has to look.
             conf = min(conf, _UNSEEN_CONFIDENCE)
         out.append(TerrainReading(terrains[assigned[i]], conf, cost_map, unseen))
     return out
+
+
+def _capped(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """The costs the joint reading uses: capped at :data:`_OUTLIER`, and that for every
+    terrain of a hidden hex (whatever it looks like, it is not its tile)."""
+    costs = np.minimum(raw, _OUTLIER)
+    costs[hidden] = _OUTLIER
+    return costs
 
 
 def _assign(

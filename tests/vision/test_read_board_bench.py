@@ -51,3 +51,29 @@ def test_robber_truth_is_read_from_the_groundtruth_words() -> None:
     assert _figure_outcome(None, (0, 0)) == "unseen"
     assert _figure_outcome((1, 0), (0, 0)) == "wrong"
     assert _figure_outcome((1, 0), None) == "wrong"
+
+
+def test_hexes_hidden_by_a_hand_are_those_under_its_mask() -> None:
+    import cv2
+    import numpy as np
+
+    from vision.bench import hidden_by_hands
+    from vision.synth.boards import standard_board
+    from vision.synth.render import Conditions, render_board
+
+    board = standard_board("base", np.random.default_rng(0))
+    seen_hidden = False
+    for seed in range(6):
+        conditions = Conditions(hands=1, fill=0.6)
+        render = render_board(board, rng=seed, conditions=conditions)
+        hidden = hidden_by_hands(render, conditions.distortion)
+        for h, poly in render.hex_polygons.items():
+            inside = np.zeros(render.hand_mask.shape, np.uint8)
+            cv2.fillPoly(inside, [np.round(poly).astype(np.int32)], 1)
+            share = float(render.hand_mask[inside > 0].mean())
+            # The ring is most of a hex: a hex mostly under the hand has it hidden.
+            assert (h in hidden) == (share > 0.9) or 0.4 < share <= 0.9
+        seen_hidden |= bool(hidden)
+    assert seen_hidden
+    bare = render_board(board, rng=0, conditions=Conditions())
+    assert hidden_by_hands(bare, 0.0) == set()
