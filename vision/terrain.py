@@ -345,17 +345,27 @@ def classify_terrain(
     is_hidden = np.zeros(n, bool) if hidden is None else np.asarray(hidden, bool)
     # A hidden hex's colour is the hand's: it says nothing about the board's light.
     feats = normalise_light(features, ~is_sea & ~is_hidden, kind)
-    raw = terrain_costs(feats, terrains)
+    stock = terrain_costs(feats, terrains)
+    if want is None and kind == "seafarers" and is_sea.sum() >= _MIN_FIT:
+        # Sea inside the frame that registration's blue test missed (a hand over part of it,
+        # a glare) is still this board's sea: compared with the sea hexes it did find.
+        terrains.append(Terrain.SEA)
+        own_sea = np.median(feats[is_sea], axis=0)
+        stock = np.column_stack([stock, (((feats - own_sea) / _SCALE) ** 2).sum(axis=1)])
+    raw = stock
     costs = _capped(raw, is_hidden)
     assigned = _assign(raw, costs, land_idx, slots)
+    if slots is None:
+        _no_more_gold_than_fields(raw, assigned, land_idx, terrains)
     # Without counts, nothing but the board's own print tells a terrain from its neighbour in
     # colour (fields from gold); with counts, the constraint does that better (real boards'
     # fields and desert are close enough for the print of one to drift onto the other).
     for _ in range(_ROUNDS if slots is None else 0):
         seen = land_idx[~is_hidden[land_idx]]
-        raw = _board_costs(feats, terrains, assigned, seen, raw < _OUTLIER)
+        raw = _board_costs(feats, stock, terrains, assigned, seen, raw < _OUTLIER)
         costs = _capped(raw, is_hidden)
         again = _assign(raw, costs, land_idx, slots)
+        _no_more_gold_than_fields(raw, again, land_idx, terrains)
         if np.array_equal(again, assigned):
             break
         assigned = again
@@ -398,6 +408,24 @@ def _assign(
     return assigned
 
 
+def _no_more_gold_than_fields(
+    raw: np.ndarray, assigned: np.ndarray, land_idx: np.ndarray, terrains: Sequence[Terrain]
+) -> None:
+    """Read the most fields-like of the gold hexes as fields (in place) until gold does not
+    outnumber fields: no Seafarers map has more gold fields than fields, and a board whose
+    fields all read gold is one whose light or print made them look golden."""
+    if Terrain.GOLD not in terrains or Terrain.FIELDS not in terrains:
+        return
+    g, f = terrains.index(Terrain.GOLD), terrains.index(Terrain.FIELDS)
+    gold = [i for i in land_idx if assigned[i] == g]
+    fields = sum(1 for i in land_idx if assigned[i] == f)
+    excess = (len(gold) - fields + 1) // 2
+    if excess <= 0:
+        return
+    fields_like = sorted(gold, key=lambda i: raw[i, f] - raw[i, g])
+    assigned[fields_like[:excess]] = f
+
+
 def _margins(
     costs: np.ndarray, land_idx: np.ndarray, slots: np.ndarray | None, assigned: np.ndarray
 ) -> np.ndarray:
@@ -422,6 +450,7 @@ def _margins(
 
 def _board_costs(
     feats: np.ndarray,
+    stock: np.ndarray,
     terrains: Sequence[Terrain],
     assigned: np.ndarray,
     land_idx: np.ndarray,
@@ -433,14 +462,15 @@ def _board_costs(
     terrain show what it looks like here (a print run, an edition, a lamp the light estimate
     missed). Each terrain's prototype is the mean of its hexes' features, drawn towards the
     nearest stock prototype by :data:`_PRIOR` hexes' worth of weight; a hex is compared with
-    the mean of the *other* hexes, so it never votes for its own reading.
+    the mean of the *other* hexes, so it never votes for its own reading. ``stock`` holds the
+    costs against the prototypes; the sea's are kept (they are this board's already).
     """
-    costs = terrain_costs(feats, terrains)
+    costs = stock.copy()
     land = np.zeros(len(feats), bool)
     land[land_idx] = True
     for j, t in enumerate(terrains):
         members = land & (assigned == j) & explained[:, j]
-        if not members.any():
+        if t == Terrain.SEA or not members.any():
             continue
         protos = np.array(PROTOTYPES[t])
         mean = feats[members].mean(axis=0)

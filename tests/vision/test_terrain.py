@@ -158,3 +158,47 @@ def test_hex_features_measure_each_hex_ring() -> None:
         assert f[0] == pytest.approx(lab[0] * 100 / 255, abs=1.0)
         assert f[1] == pytest.approx(lab[1] - 128, abs=1.0)
         assert f[3] == pytest.approx(0.0, abs=0.5)  # flat colour: no texture
+
+
+def _seafarers_features(rng: np.random.Generator) -> tuple[np.ndarray, list[Terrain]]:
+    """A Seafarers-like map: its land from the stock prototypes, then 12 sea hexes."""
+    truth = list(SEAFARERS_LAND)
+    rng.shuffle(truth)
+    truth += [Terrain.SEA] * 12
+    feats = np.array([PROTOTYPES[t][0] for t in truth], float)
+    feats[:, :3] += rng.normal(0, 1.5, (len(truth), 3))
+    return feats, truth
+
+
+def test_sea_that_registration_missed_is_read_as_this_boards_sea() -> None:
+    # Registration's blue test found 10 of the 12 sea hexes; this board's sea is greener
+    # than the stock sea, and the two it missed look like it.
+    feats, truth = _seafarers_features(np.random.default_rng(1))
+    sea_rows = [i for i, t in enumerate(truth) if t == Terrain.SEA]
+    feats[sea_rows, 1:3] += (-12.0, 14.0)
+    found = np.array([i in sea_rows[2:] for i in range(len(truth))])
+    out = classify_terrain(feats, kind="seafarers", sea=found)
+    assert [r.terrain for r in out] == truth
+
+
+def test_gold_never_outnumbers_fields() -> None:
+    # A warm lamp the light estimate missed makes every field look golden: the most golden
+    # hexes are the gold, the others fields.
+    feats, truth = _seafarers_features(np.random.default_rng(2))
+    yellow = [i for i, t in enumerate(truth) if t in (Terrain.FIELDS, Terrain.GOLD)]
+    feats[yellow, 1:3] += (12.0, 12.0)
+    sea = np.array([t == Terrain.SEA for t in truth])
+    out = classify_terrain(feats, kind="seafarers", sea=sea)
+    read = Counter(r.terrain for r in out)
+    assert read[Terrain.GOLD] <= read[Terrain.FIELDS]
+    assert [r.terrain for r in out] == truth
+
+
+def test_a_hidden_hex_is_unseen_and_takes_what_the_counts_leave() -> None:
+    feats, truth = _base_features(np.random.default_rng(11))
+    covered = truth.index(Terrain.FOREST)
+    feats[covered] = PROTOTYPES[Terrain.DESERT][0]  # a hand, as light as sand
+    hidden = np.arange(len(truth)) == covered
+    out = classify_terrain(feats, kind="base", hidden=hidden)
+    assert [r.terrain for r in out] == truth
+    assert out[covered].unseen and out[covered].confidence < 0.9
