@@ -66,6 +66,10 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
     # Terrain of the hexes a hand leaves visible, and how many it hides.
     v_ok = v_all = hidden_total = 0
+    # Where the wrong hexes are: a render refused, a board read as another kind or with over
+    # a third of its hexes wrong (registration placed the frame wrong, as a rule), a hex a
+    # hand hides, or any other.
+    misses = dict.fromkeys(("refused", "kind_wrong_or_third_wrong", "hidden_by_hands", "other"), 0)
     figures = {f"{who}_{what}": 0 for who in ("robber", "pirate") for what in _FIGURE_OUTCOMES}
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
@@ -83,6 +87,7 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
             board = read_board(render.image)
         except ValueError:
             refused += 1
+            misses["refused"] += len(truth.tiles)
             t_all += len(truth.tiles)
             c_all += sum(1 for t in truth.tiles.values() if t.number is not None)
             stats["hexes"] += len(truth.tiles)
@@ -98,9 +103,18 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
                 figures[f"pirate_{found}"] += 1
         t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
         c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
+        wrong = []
         for h, tile in truth.tiles.items():
             read = board.tiles.get(aligned(h))
-            v_ok += h not in hidden and read is not None and read.terrain == tile.terrain
+            if read is None or read.terrain != tile.terrain:
+                wrong.append(h)
+            elif h not in hidden:
+                v_ok += 1
+        if board.kind != truth.kind or 3 * len(wrong) > len(truth.tiles):
+            misses["kind_wrong_or_third_wrong"] += len(wrong)
+        else:
+            for h in wrong:
+                misses["hidden_by_hands" if h in hidden else "other"] += 1
         stats["terrain_right"] += s.terrain_right
         stats["hexes"] += s.terrain_total
         perfect = (
@@ -119,6 +133,7 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         "terrain_accuracy": t_ok / t_all if t_all else None,
         "hexes_hidden_by_hands": hidden_total,
         "terrain_accuracy_of_hexes_not_hidden": v_ok / v_all if v_all else None,
+        "terrain_wrong_hexes": misses,
         "chip_accuracy": c_ok / c_all if c_all else None,
         "refused_as_no_board": refused,
         "figures_on_boards_read_right": figures,
@@ -388,6 +403,10 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"  {syn['hexes_hidden_by_hands']} hexes hidden by hands; terrain of the others "
             f"{_pct(syn['terrain_accuracy_of_hexes_not_hidden'])}"
+        )
+        print(
+            "  wrong terrain: "
+            + ", ".join(f"{k} {v}" for k, v in syn["terrain_wrong_hexes"].items())
         )
         for kind, acc in syn["per_kind_terrain_accuracy"].items():
             print(f"  terrain {kind}: {_pct(acc)}")

@@ -19,6 +19,9 @@ def test_bench_vision_json_without_datasets(
     syn = doc["synthetic"]
     assert syn["renders"] == 3
     assert 0.0 <= syn["terrain_accuracy"] <= 1.0
+    wrong = sum(syn["terrain_wrong_hexes"].values())
+    hexes = 19 + 30 + 37  # a base board, a 5-6 board, a Seafarers map
+    assert wrong == round((1.0 - syn["terrain_accuracy"]) * hexes)
     assert syn["wrong_but_certain"] <= syn["reported_certain"]
     assert doc["coins_dev"] is None and doc["boards_dev"] is None
     assert doc["timing"]["median_seconds"] > 0 and doc["timing"]["render_median_seconds"] > 0
