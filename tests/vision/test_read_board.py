@@ -193,3 +193,16 @@ def test_a_wrong_kind_is_never_presented_as_right(base_render) -> None:  # noqa:
         assert "kind" in str(exc)
     else:
         assert not is_certain(board)
+
+
+def test_a_hex_under_a_hand_is_reported_and_the_rest_read_right() -> None:
+    from vision.bench import hidden_by_hands
+
+    conditions = replace(CLEAN, hands=1, tilt_deg=15, fill=0.6)
+    render = render_board(random_board(4, seed=31), rng=3, conditions=conditions)
+    assert len(hidden_by_hands(render, 0.0)) == 1  # the hand hides one hex's art wholly
+    board = read_board(render.image, pieces=False)
+    score = score_board(render.board.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total == 19
+    assert "uncertain: 1 hex(es) covered or looking like no terrain" in " ".join(board.warnings)
+    assert _confident_hexes_are_right(render.board.tiles, board)
