@@ -74,7 +74,9 @@ _MIN_CLEAR = 0.25
 # Range of a hex's light relative to the board's (a glare spot on a chip, a hand over it).
 _LIGHT_RANGE = (0.4, 1.5)
 # Fewest chips from which the light over the board is read.
-_MIN_FIT = 5
+_MIN_CHIPS = 5
+# Fewest sea hexes registration must find for their colour to be this board's sea.
+_MIN_SEA = 5
 
 #: Terrain counts of the boards whose material is fixed.
 COUNTS: dict[str, Counter[Terrain]] = {
@@ -203,7 +205,7 @@ def chip_light(
         # The paper, not the ink printed on it: the lighter half of the disc.
         paper[i] = float(np.median(values[values >= np.median(values)]))
     seen = paper[np.isfinite(paper)]
-    if len(seen) < _MIN_FIT:
+    if len(seen) < _MIN_CHIPS:
         return np.ones(len(hexes))
     light = np.clip(paper / float(np.median(seen)), *_LIGHT_RANGE)
     index = {hx: i for i, hx in enumerate(hexes)}
@@ -346,7 +348,7 @@ def classify_terrain(
     # A hidden hex's colour is the hand's: it says nothing about the board's light.
     feats = normalise_light(features, ~is_sea & ~is_hidden, kind)
     stock = terrain_costs(feats, terrains)
-    if want is None and kind == "seafarers" and is_sea.sum() >= _MIN_FIT:
+    if want is None and kind == "seafarers" and is_sea.sum() >= _MIN_SEA:
         # Sea inside the frame that registration's blue test missed (a hand over part of it,
         # a glare) is still this board's sea: compared with the sea hexes it did find.
         terrains.append(Terrain.SEA)
