@@ -5,6 +5,10 @@ The board engineer's ``catan-companion bench vision`` calls :func:`evaluate_chip
 
     .venv/bin/python -m vision.bench_chips ../shared/datasets/coins-dev
     .venv/bin/python -m vision.bench_chips --synthetic 300
+    .venv/bin/python -m vision.bench_chips --board-renders 30
+
+The last reads the chips of hard board renders cut at their *true* places, as the board reader
+cuts them: what the reader alone achieves on boards, whatever registration does.
 
 A dataset directory holds the crops and a ``labels.csv`` with at least the columns ``file`` and
 ``value``.
@@ -24,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision.chips import CHIP_VALUES, ChipModel, default_model, read_chip
+from vision.register import project
 
 
 def evaluate_chips(dataset_dir: str | Path, model: ChipModel | None = None) -> dict[str, Any]:
@@ -121,6 +126,106 @@ def evaluate_synthetic_chips(
     return {"dataset": f"synthetic photos, {count} chips, seed {seed}", **result, "unloadable": 0}
 
 
+def evaluate_board_chips(renders: int = 30, seed: int = 0) -> dict[str, Any]:
+    """Read the chips of hard board renders, cut at their true places through the true camera.
+
+    The renders are those of ``catan-companion bench vision --seed SEED`` (the same boards and
+    conditions, render ``i`` from seed ``SEED * 100003 + i``). Each chip is cut with
+    :func:`vision.read_board.photo_chip_crop` and read with its disc given, as the board reader
+    does, then the board's chips are read jointly under its multiset (base and 5-6).
+
+    Returns:
+        The keys of :func:`evaluate_chips` for the single readings, plus ``joint`` (``chips``,
+        ``correct``, ``wrong``, ``abstentions``, ``accuracy``) over the boards with a known
+        multiset, and ``dataset`` naming the renders.
+
+    Raises:
+        ValueError: ``renders`` below 1.
+    """
+    from companion.board import hex_center
+    from vision.chips import read_chips_jointly
+    from vision.read_board import _CROP_MARGIN, _READ_SIDE, CHIP_COUNTS, photo_chip_crop
+    from vision.synth.boards import seafarers_board, standard_board
+    from vision.synth.render import Conditions, distort_points, render_board
+
+    if renders < 1:
+        raise ValueError(f"renders must be at least 1, not {renders}")
+    model = default_model()
+    # The renderer's chip: 0.8 hex radii across, its disc 0.47 of the print's side.
+    radius = 0.8 * 0.47
+    c = (_READ_SIDE - 1) / 2.0
+    disc = (c, c, _READ_SIDE / 2.0 / _CROP_MARGIN)
+    reads: list[tuple[int, int | None]] = []
+    covered: list[tuple[int, int | None]] = []  # chips a hand covers by more than a quarter
+    joint = {"chips": 0, "correct": 0, "wrong": 0, "abstentions": 0}
+    elapsed = 0.0
+    for i in range(renders):
+        rng = np.random.default_rng(seed * 100_003 + i)
+        kind = ("base", "5-6", "seafarers")[i % 3]
+        truth = seafarers_board(rng) if kind == "seafarers" else standard_board(kind, rng)
+        cond = Conditions.random(rng)
+        render = render_board(truth, rng=rng, conditions=cond)
+        h, w = render.image.shape[:2]
+        values, readings = [], []
+        for hx, tile in truth.tiles.items():
+            if tile.number is None:
+                continue
+            centre = np.array(hex_center(hx), np.float64)
+            # Lens distortion moves the chip; the homography is the undistorted camera's.
+            p = render.homography @ np.array([centre[0], centre[1], 1.0])
+            seen = distort_points((p[:2] / p[2])[None], cond.distortion, w, h)[0]
+            shift = np.eye(3)
+            shift[:2, 2] = seen - p[:2] / p[2]
+            crop = photo_chip_crop(
+                render.image, shift @ render.homography, (centre[0], centre[1], radius)
+            )
+            if crop is None:
+                continue
+            start = time.perf_counter()
+            reading = read_chip(crop, model, disc=disc)
+            elapsed += time.perf_counter() - start
+            values.append(tile.number)
+            readings.append(reading)
+            reads.append((tile.number, reading.value))
+            if _hand_cover(render, shift @ render.homography, centre, radius) > 0.25:
+                covered.append((tile.number, reading.value))
+        expected = CHIP_COUNTS.get(kind)
+        if expected is not None and readings:
+            for value, got in zip(values, read_chips_jointly(readings, expected), strict=True):
+                joint["chips"] += 1
+                key = "correct" if got == value else "abstentions" if got is None else "wrong"
+                joint[key] += 1
+    result = _summarise(reads, elapsed / max(1, len(reads)))
+    joint_acc = joint["correct"] / joint["chips"] if joint["chips"] else 0.0
+    return {
+        "dataset": f"{renders} hard board renders, seed {seed}, chips at their true places",
+        **result,
+        "unloadable": 0,
+        "joint": {**joint, "accuracy": joint_acc},
+        "under_a_hand": {
+            "chips": len(covered),
+            "correct": sum(1 for v, r in covered if r == v),
+            "abstentions": sum(1 for _, r in covered if r is None),
+        },
+    }
+
+
+def _hand_cover(render: Any, plane_to_image: np.ndarray, centre: np.ndarray, r: float) -> float:
+    """Fraction of a chip's disc (points on it, in the board plane) under the render's hands."""
+    mask = render.hand_mask
+    if mask is None or not mask.any():
+        return 0.0
+    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    pts = [centre] + [
+        centre + f * r * np.array([np.cos(a), np.sin(a)]) for f in (0.5, 0.9) for a in ang
+    ]
+    img = project(plane_to_image, np.array(pts))
+    h, w = mask.shape
+    x = np.clip(np.round(img[:, 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(img[:, 1]).astype(int), 0, h - 1)
+    return float(mask[y, x].mean())
+
+
 def _summarise(reads: list[tuple[int, int | None]], seconds_per_chip: float) -> dict[str, Any]:
     """Counts, accuracies, per-value figures and confusion of (true, read) pairs."""
     confusion: dict[int, dict[str, int]] = {v: {} for v in CHIP_VALUES}
@@ -163,9 +268,18 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("dataset", nargs="?", help="directory with labels.csv and chip crops")
     group.add_argument("--synthetic", type=int, metavar="N", help="score N synthetic photos")
+    group.add_argument(
+        "--board-renders",
+        type=int,
+        metavar="N",
+        help="score the chips of N hard board renders, cut at their true places",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the board renders")
     args = parser.parse_args(argv)
     try:
-        if args.synthetic is not None:
+        if args.board_renders is not None:
+            result = evaluate_board_chips(args.board_renders, args.seed)
+        elif args.synthetic is not None:
             result = evaluate_synthetic_chips(args.synthetic)
         else:
             result = evaluate_chips(args.dataset)

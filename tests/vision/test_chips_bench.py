@@ -8,7 +8,12 @@ from pathlib import Path
 import cv2
 import pytest
 
-from vision.bench_chips import evaluate_chips, evaluate_synthetic_chips, main
+from vision.bench_chips import (
+    evaluate_board_chips,
+    evaluate_chips,
+    evaluate_synthetic_chips,
+    main,
+)
 from vision.chips import CHIP_VALUES
 from vision.synth.chip_art import render_chip
 
@@ -73,6 +78,19 @@ def test_synthetic_evaluation_is_deterministic_and_consistent() -> None:
     assert a["correct"] >= 14
     with pytest.raises(ValueError, match="at least 1"):
         evaluate_synthetic_chips(0)
+
+
+def test_board_chips_are_read_at_their_true_places() -> None:
+    # Render 0 of seed 2 is a base board (19 hexes, 18 chips), render 1 a 5-6 board (28).
+    result = evaluate_board_chips(2, seed=2)
+    assert result["chips"] == 18 + 28
+    assert result["correct"] + result["wrong"] + result["abstentions"] == result["chips"]
+    assert result["joint"]["chips"] == 18 + 28
+    assert result["correct"] >= 0.8 * result["chips"]
+    assert result["joint"]["correct"] >= 0.8 * result["chips"]
+    assert 0 <= result["under_a_hand"]["chips"] <= result["chips"]
+    with pytest.raises(ValueError, match="at least 1"):
+        evaluate_board_chips(0)
 
 
 def test_module_entry_point_prints_json_or_refuses(
