@@ -20,6 +20,12 @@ Method
    corner (roads of the same colour on the corner's sides are left out of that area). On a sea
    or coast side a ship is told from a road by its colour outside the strip (hull and sail lie
    across the side, a road along it).
+5. **Single photos of real plastic** (:func:`detect_pieces`) replace steps 3-4's presence and
+   colour by the ground model of :mod:`vision.site_ground`: a site holds a piece where most of
+   its pixels are rare in the ground around it (its hexes' art, the tile border, the coast),
+   and the piece's colour is their median's hue; two buildings on neighbouring corners leave
+   the weaker out (the distance rule). Real plastic's colours are not the renderer's; the
+   tracker, which compares each frame with the board it saw before, keeps the classes.
 
 Regions covered by a hand, glare or anything the caller masks are not read: a site whose
 pixels are mostly covered is *unknown*, never empty.
@@ -120,13 +126,15 @@ EMPTY = 0
 # tall, a road a tenth thick).
 _BUILDING_MID = 0.15
 _ROAD_MID = 0.05
-#: A single photo's sites are ground, not pieces, when more than this fraction of one part of
-#: their surroundings has their colour (the real photos of boards-dev: the coast's foam read as
-#: white roads, brown hills as brown pieces; see docs/vision-tracking.md).
+#: With the colour classes (no ground model), a single photo's sites are ground, not pieces,
+#: when more than this fraction of one part of their surroundings has their colour (the real
+#: photos of boards-dev: the coast's foam read as white roads, brown hills as brown pieces;
+#: see docs/vision-tracking.md). The ground model does this work by default.
 GROUND_CONTEXT = 0.5
 #: Light factors of the shaded player colours a single photo is read with: real plastic is
 #: three-dimensional, and its faces turned from the lamp are darker than the renders' flat
-#: pieces (chosen leaving one layout of boards-dev out, see docs/vision-tracking.md).
+#: pieces (chosen leaving one layout of boards-dev out, see docs/vision-tracking.md). With the
+#: ground model the classes, shades included, only tell city from settlement, ship from road.
 PLASTIC_SHADES = (0.5, 0.3)
 # A focal length above this many image sizes is a top-down view: no tilt to measure.
 _MAX_FOCAL = 20.0
