@@ -34,7 +34,7 @@ Everything here works on the top view of :class:`vision.pieces.PieceDetector`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -58,7 +58,9 @@ _ART_FROM, _ART_TO = 0.42, 0.68
 _COAST = 0.25
 # Blob colour: the spread of a piece's hue around its colour's (radians), the farthest hue a
 # colour is still called (radians), the spread of the light factor (log), the light a white
-# piece gets at least (a shaded white is a grey shadow).
+# piece gets at least (a shaded white is a grey shadow). Set on layout E's pieces (a dim
+# purple-navy road is 32 degrees from the renderer's blue; a dark neutral blob was called
+# white), F held out.
 _HUE_SPREAD = math.radians(8.0)
 _HUE_FAR = math.radians(35.0)
 _LIGHT_SPREAD = math.log(3.0)
@@ -141,7 +143,7 @@ class GroundModel:
         self,
         topology: Topology,
         size: tuple[int, int],
-        to_top: object,
+        to_top: Callable[[np.ndarray], np.ndarray],
         px: float,
         land: np.ndarray,
         sea_hexes: Sequence[int] = (),
@@ -154,7 +156,7 @@ class GroundModel:
         d = np.hypot(ox, oy) / px
         ring = (d >= _ART_FROM) & (d <= _ART_TO)
         ox, oy = ox[ring], oy[ring]
-        centres = to_top(np.array([hex_center(x) for x in topology.hexes]))  # type: ignore[operator]
+        centres = to_top(np.array([hex_center(x) for x in topology.hexes]))
         cx = np.round(centres[:, 0]).astype(np.int64)[:, None] + ox[None, :]
         cy = np.round(centres[:, 1]).astype(np.int64)[:, None] + oy[None, :]
         which = np.repeat(np.arange(self.n_hex), len(ox))
