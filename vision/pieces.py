@@ -646,7 +646,10 @@ class PieceDetector:
         todo = cells[self._cells[cells] == _UNCLASSIFIED]
         if not len(todo):
             return
-        todo = np.unique(todo)
+        # The distinct cells, in order: marked on the table (no sort of a frame's pixels).
+        marked = np.zeros(len(self._cells), bool)
+        marked[todo] = True
+        todo = np.flatnonzero(marked)
         lab = _cell_lab()[todo]
         z = (lab[None, :, :] - self._means[:, None, :]) / self._stds[:, None, :]
         dist = np.einsum("kpc,kpc->kp", z, z)
