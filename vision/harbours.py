@@ -505,14 +505,21 @@ def _assign(
 ) -> tuple[list[Harbor], int]:
     """Kinds of a known layout's sides, jointly; returns the harbours read and the unread.
 
-    A side is given a kind when the joint reading is sure of it (``certain``) and its own
-    colour scores that kind at least ``own``."""
-    readable = [r for r in chosen if r.seen and r.scores]
+    The board's exposure is found first (:func:`_exposure`); a side is given a kind when the
+    joint reading is sure of it (``certain``) and its own colour, so exposed, scores that kind
+    at least ``own``."""
+    candidates = [r for r in chosen if r.seen and r.colour is not None]
+    slots = sorted(kinds.elements())
+    if candidates:
+        gain = _exposure([np.array(r.colour) for r in candidates], slots)
+        scored = [(r, kind_scores(_exposed(np.array(r.colour), gain))) for r in candidates]
+        readable = [(r, sc) for r, sc in scored if sc]
+    else:
+        readable = []
     if not readable:
         return [], len(chosen)
-    slots = sorted(kinds.elements())
     cost = np.array(
-        [[-math.log(max(r.scores.get(k, 0.0), _SCORE_FLOOR)) for k in slots] for r in readable]
+        [[-math.log(max(sc.get(k, 0.0), _SCORE_FLOOR)) for k in slots] for _, sc in readable]
     )
     rows, cols = linear_sum_assignment(cost)
     best = float(cost[rows, cols].sum())
@@ -525,10 +532,44 @@ def _assign(
         confidence = 1.0 / (1.0 + math.exp(-min(loss, 50.0)))
         # The set of kinds chooses among what the art's colour allows; it never imposes a
         # kind the colour does not support (the last token left, on a hand).
-        if confidence >= certain and readable[i].scores.get(slots[j], 0.0) >= own:
-            (q, r), side = readable[i].site
+        site, scores = readable[i]
+        if confidence >= certain and scores.get(slots[j], 0.0) >= own:
+            (q, r), side = site.site
             harbors.append(Harbor(q, r, side, slots[j], round(confidence, 4)))
     return harbors, len(chosen) - len(harbors)
+
+
+def _exposed(colour: np.ndarray, gain: float) -> np.ndarray:
+    """A CIELAB colour under ``gain`` times the light (L*+16, a*, b* scale by its cube root)."""
+    g = gain ** (1.0 / 3.0)
+    return np.array([(colour[0] + 16.0) * g - 16.0, colour[1] * g, colour[2] * g])
+
+
+def _exposure(
+    colours: Sequence[np.ndarray],
+    slots: Sequence[str],
+    sigma: float = 11.0,
+    spread: float = 0.25,
+    fit: float = 3.0,
+) -> float:
+    """The light gain, shared by a board's harbours, that best explains their colours as a
+    set of printed kinds (the chips white-balance the view, but a glare or a shadow on them
+    leaves every harbour lighter or darker): the gain maximising the joint assignment's
+    likelihood, with a log-normal prior of ``spread`` around 1. A colour counts at most as
+    far as ``fit`` sigmas (a hand)."""
+    printed = np.array([PRINTED[k] for k in slots], np.float32)
+    best_gain, best_cost = 1.0, math.inf
+    for log_gain in np.linspace(-0.6, 0.6, 25):
+        gain = float(math.exp(log_gain))
+        shifted = np.array([_exposed(c, gain) for c in colours], np.float32)
+        diff = shifted[:, None, :] - printed[None, :, :]
+        d2 = ((0.8 * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2) / sigma**2
+        cost = 0.5 * np.minimum(d2, fit**2)
+        rows, cols = linear_sum_assignment(cost)
+        total = float(cost[rows, cols].sum()) + 0.5 * (log_gain / spread) ** 2
+        if total < best_cost:
+            best_gain, best_cost = gain, total
+    return best_gain
 
 
 def _occupied(
