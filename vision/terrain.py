@@ -12,9 +12,9 @@ Method
    colour is mapped onto the prototypes' mean, weighted by the board's mix of terrain (a
    colour cast or a dim room moves every hex the same way).
 3. **Costs.** Each hex's cost for each terrain is its scaled squared distance to that
-   terrain's prototype colours (several editions' art), capped: a hex that looks like no
-   terrain (a hand, a rulebook over it) costs the same whatever it is read as, is flagged
-   ``unseen``, and never pushes a well-seen hex out of its terrain.
+   terrain's prototype colours (several editions' art), saturating: a hex that looks like no
+   terrain (a hand, a rulebook over it) costs about the same whatever it is read as, is
+   flagged ``unseen``, and never pushes a well-seen hex out of its terrain.
 4. **Joint assignment.** When the counts of each terrain are known (base, 5-6), the hexes are
    assigned to terrain "slots" by the Hungarian algorithm, which minimises the total cost under
    the constraint that the counts come out right. Otherwise (Seafarers maps) each hex takes its
@@ -59,9 +59,10 @@ _SCALE = np.array([10.0, 6.0, 8.0, 3.0])
 
 # Cost that keeps the assignment away from a terrain (large, but finite for the solver).
 _FORBIDDEN = 1e6
-# A hex's cost for any terrain is capped here: a hex that looks like no terrain (under a hand,
-# a rulebook, a glare spot) then costs the same whatever it is read as, so it takes what the
-# counts leave over instead of pushing a well-seen hex out of its terrain.
+# A hex's cost for any terrain saturates at this: a hex that looks like no terrain (under a
+# hand, a rulebook, a glare spot) then costs about the same whatever it is read as, so it
+# takes what the counts leave over instead of pushing a well-seen hex out of its terrain;
+# a hex this far from every prototype is unseen.
 _OUTLIER = 9.0
 # Confidence of a hex that looks like no terrain, whatever the counts say it must be.
 _UNSEEN_CONFIDENCE = 0.5
@@ -355,7 +356,7 @@ def classify_terrain(
         own_sea = np.median(feats[is_sea], axis=0)
         stock = np.column_stack([stock, (((feats - own_sea) / _SCALE) ** 2).sum(axis=1)])
     raw = stock
-    costs = _capped(raw, is_hidden)
+    costs = _saturated(raw, is_hidden)
     assigned = _assign(raw, costs, land_idx, slots)
     if slots is None:
         _no_more_gold_than_fields(raw, assigned, land_idx, terrains)
@@ -365,7 +366,7 @@ def classify_terrain(
     for _ in range(_ROUNDS if slots is None else 0):
         seen = land_idx[~is_hidden[land_idx]]
         raw = _board_costs(feats, stock, terrains, assigned, seen, raw < _OUTLIER)
-        costs = _capped(raw, is_hidden)
+        costs = _saturated(raw, is_hidden)
         again = _assign(raw, costs, land_idx, slots)
         _no_more_gold_than_fields(raw, again, land_idx, terrains)
         if np.array_equal(again, assigned):
@@ -389,10 +390,12 @@ def classify_terrain(
     return out
 
 
-def _capped(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:
-    """The costs the joint reading uses: capped at :data:`_OUTLIER`, and that for every
+def _saturated(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """The costs the joint reading uses: saturating at :data:`_OUTLIER`, and that for every
     terrain of a hidden hex (whatever it looks like, it is not its tile)."""
-    costs = np.minimum(raw, _OUTLIER)
+    # Saturating rather than clipped: a hex a little beyond every prototype (an edition's art
+    # unlike the stock ones) still says which terrain it is nearest.
+    costs = _OUTLIER * (1.0 - np.exp(-raw / _OUTLIER))
     costs[hidden] = _OUTLIER
     return costs
 
@@ -402,7 +405,7 @@ def _assign(
 ) -> np.ndarray:
     """Each hex's terrain column: the cheapest by its ``raw`` costs or, under the counts
     (``slots``: the terrain column of every slot), the cheapest assignment of land hexes to
-    slots by the capped ``costs``."""
+    slots by the saturated ``costs``."""
     assigned = np.argmin(raw, axis=1)
     if slots is not None and len(land_idx):
         rows, cols = linear_sum_assignment(costs[land_idx][:, slots])
