@@ -223,12 +223,16 @@ def _components(
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     r2 = radius * radius
     # Ink reaching the edge of the searched disc is the table, a rim or a finger, not print.
-    at_edge = set(np.unique(labels[dist > 0.9 * radius]).tolist())
+    edge = np.zeros(count, bool)
+    edge[labels[dist > 0.9 * radius]] = True
+    at_edge = edge.tolist()
     dot_ids: list[int] = []
     glyph_ids: list[int] = []
+    # Python integers: a blob's few tests cost less than indexing NumPy rows one by one.
+    rows = stats.tolist()
     for i in range(1, count):
-        _, _, w, h, area = stats[i]
-        if area < 0.0015 * r2 or i in at_edge:
+        _, _, w, h, area = rows[i]
+        if area < 0.0015 * r2 or at_edge[i]:
             continue
         fill = area / float(w * h)
         aspect = max(w, h) / max(1, min(w, h))
@@ -721,11 +725,12 @@ def _redness(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> float:
     """
     if not ink.any() or not paper.any():
         return 0.0
-    px = work.astype(np.float32) + 1.0
+    g = work[..., 1].astype(np.float32) + 1.0
+    r = work[..., 2].astype(np.float32) + 1.0
     # The darkest half of the ink, away from the stroke edges that blur mixes with paper.
-    dark = px[..., 1][ink]
+    dark = g[ink]
     core = ink.copy()
     core[ink] = dark <= np.median(dark)
-    red = np.median(px[..., 2][core]) / np.median(px[..., 2][paper])
-    green = np.median(px[..., 1][core]) / np.median(px[..., 1][paper])
+    red = np.median(r[core]) / np.median(r[paper])
+    green = np.median(g[core]) / np.median(g[paper])
     return float(red - green)
