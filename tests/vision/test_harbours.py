@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import cv2
@@ -11,6 +12,7 @@ import pytest
 from companion.board import (
     HARBOR_KINDS,
     Board,
+    BoardError,
     Harbor,
     Piece,
     Terrain,
@@ -20,9 +22,12 @@ from companion.board import (
     extension_frame,
     hex_center,
 )
-from companion.layouts import BASE_HARBOR_SITES, random_board
+from companion.layouts import BASE_HARBOR_KINDS, BASE_HARBOR_SITES, random_board
+from vision.commands.read_board import format_board
 from vision.harbours import (
     PRINTED,
+    _exposed,
+    _exposure,
     coast_sites,
     kind_scores,
     read_harbours,
@@ -176,3 +181,28 @@ def test_a_view_without_sea_reads_nothing() -> None:
     assert reading.harbors == []
     assert reading.unread == 9
     assert reading.warnings and reading.warnings[0].startswith("uncertain")
+
+
+def test_the_exposure_shared_by_a_boards_harbours_is_found() -> None:
+    """Every harbour seen darker by one light gain (a glare on the chips): the gain found
+    undoes most of it (its prior keeps it a little towards 1)."""
+    slots = sorted(BASE_HARBOR_KINDS)
+    for gain in (0.75, 1.3):
+        colours = [_exposed(np.array(PRINTED[k], np.float64), gain) for k in slots]
+        found = _exposure(colours, slots)
+        assert abs(math.log(found * gain)) < 0.1 < abs(math.log(found))
+    # And with no shift to find, none is made.
+    assert abs(math.log(_exposure([np.array(PRINTED[k]) for k in slots], slots))) < 0.05
+
+
+def test_harbours_with_confidence_in_the_board_json_and_text() -> None:
+    tiles = {h: Tile(Terrain.FOREST, 5) for h in base_frame()}
+    board = Board("base", tiles, [Harbor(2, 0, "E", "ore", 0.9712)])
+    doc = board.to_json()
+    assert doc["harbors"] == [{"q": 2, "r": 0, "side": "E", "kind": "ore", "confidence": 0.9712}]
+    again = Board.from_json(doc)
+    assert again.harbors == board.harbors and again.harbors[0].confidence == 0.9712
+    assert "harbour: ore on side E of hex (2, 0) (0.97)" in format_board(board)
+    doc["harbors"][0]["confidence"] = 1.5
+    with pytest.raises(BoardError, match=r"harbors\[0\]\.confidence"):
+        Board.from_json(doc)

@@ -57,7 +57,8 @@ def setup_check(board: Board) -> dict[str, Any] | None:
 
 
 def format_board(board: Board) -> str:
-    """The board as text: one line per row of hexes, west to east, then the warnings."""
+    """The board as text: one line per row of hexes, west to east, the harbours, figures and
+    pieces, then the warnings."""
     lines = [f"{board.kind} board ({'certain' if is_certain(board) else 'UNCERTAIN'})"]
     for row in rows_of(board.tiles):
         cells = []
@@ -67,6 +68,9 @@ def format_board(board: Board) -> str:
             cells.append(f"{t.terrain.value}:{num}({(t.confidence or 0.0):.2f})")
         indent = "  " * (max(len(r) for r in rows_of(board.tiles)) - len(row))
         lines.append(indent + "  ".join(cells))
+    for hb in board.harbors:
+        conf = "" if hb.confidence is None else f" ({hb.confidence:.2f})"
+        lines.append(f"harbour: {hb.kind} on side {hb.side} of hex {(hb.q, hb.r)}{conf}")
     lines.append(f"robber: {_where(board.robber)}")
     if board.kind == "seafarers":
         lines.append(f"pirate: {_where(board.pirate)}")
