@@ -183,6 +183,8 @@ def whiteness(
 # Whiteness levels the blobs are cut at, and openings that cut tile borders off them.
 _LEVELS = (3.0, 6.0, 10.0, 15.0, 21.0)
 _OPENINGS = (3, 7)
+# Openings up to this width (pixels) use a structuring element; wider, distance transforms.
+_SMALL_DISC = 9
 _CHROMA_WEIGHTS = (0.25, 1.0)
 # Axis ratios: a disc seen up to 70 degrees off vertical is still a candidate; one seen
 # within 60 degrees of vertical is round enough to propose a lattice.
@@ -263,8 +265,7 @@ def _blobs(
             )
             cv2.drawContours(raw, holes, -1, 1, cv2.FILLED)
         for k in openings:
-            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-            mask = cv2.morphologyEx(raw, cv2.MORPH_OPEN, kernel)
+            mask = _open(raw, k)
             contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             for c in contours:
                 if len(c) < 5:
@@ -286,6 +287,25 @@ def _blobs(
                     )
                 )
     return found
+
+
+def _open(mask: np.ndarray, k: int) -> np.ndarray:
+    """Morphological opening of a 0/1 uint8 mask by a disc ``k`` pixels wide.
+
+    Wide discs go through two distance transforms (erode: farther than the radius from the
+    background; dilate: within the radius of what is left), whose cost does not grow with
+    the disc as a structuring element's does.
+    """
+    if k <= _SMALL_DISC:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    radius = k / 2.0
+    # The border counts as foreground, as for OpenCV's own erosion.
+    padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    core = cv2.distanceTransform(padded, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
+    kept = (core >= radius).astype(np.uint8)
+    gap = cv2.distanceTransform(1 - kept, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    return (gap < radius).astype(np.uint8)
 
 
 def _merge(cands: list[ChipCandidate]) -> list[ChipCandidate]:
@@ -776,23 +796,37 @@ def _second_look(
         if x1 - x0 < k or y1 - y0 < k:
             continue
         area = math.pi * ref**2
-        found = [
-            ChipCandidate(c.x + x0, c.y + y0, c.radius, c.ellipse)
-            for fill in (0.0, 0.5 * area)
-            for c in _blobs([m[y0:y1, x0:x1] for m in maps], (k,), (0.3 * area, 3 * area), fill)
-        ]
-        if not found:
-            continue
-        pts = np.array([[c.x, c.y] for c in found])
-        plane = project(np.linalg.inv(h), pts)
-        on_cell = _inliers(h, pts, np.array([c.radius for c in found]), ref) & np.all(
-            round_axial(plane_to_axial(plane)) == cell, axis=1
-        )
-        if on_cell.any():
-            resid = np.linalg.norm(plane - axial_to_plane(np.array([cell])), axis=1)
-            out[cell] = len(kept)
-            kept.append(found[int(np.argmin(np.where(on_cell, resid, np.inf)))])
+        # The numeral's holes filled only when the plain cut finds nothing there.
+        for fill in (0.0, 0.5 * area):
+            windows = [m[y0:y1, x0:x1] for m in maps]
+            found = [
+                ChipCandidate(c.x + x0, c.y + y0, c.radius, c.ellipse)
+                for c in _blobs(windows, (k,), (0.3 * area, 3 * area), fill)
+            ]
+            chip = _on_cell(h, found, cell, ref)
+            if chip is not None:
+                out[cell] = len(kept)
+                kept.append(chip)
+                break
     return kept, out
+
+
+def _on_cell(
+    h: np.ndarray, found: list[ChipCandidate], cell: Hex, ref: float
+) -> ChipCandidate | None:
+    """The blob nearest the lattice point of ``cell`` among those on it with the chips' size
+    (``ref`` pixels, as :func:`_inliers` judges it), or None."""
+    if not found:
+        return None
+    pts = np.array([[c.x, c.y] for c in found])
+    plane = project(np.linalg.inv(h), pts)
+    on_cell = _inliers(h, pts, np.array([c.radius for c in found]), ref) & np.all(
+        round_axial(plane_to_axial(plane)) == cell, axis=1
+    )
+    if not on_cell.any():
+        return None
+    resid = np.linalg.norm(plane - axial_to_plane(np.array([cell])), axis=1)
+    return found[int(np.argmin(np.where(on_cell, resid, np.inf)))]
 
 
 # --- step 3: frame placement ---------------------------------------------------------------------

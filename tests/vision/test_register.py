@@ -197,3 +197,23 @@ def test_a_chip_touching_light_art_is_found_by_the_second_look(seed: int) -> Non
     reg = register(image)
     assert len(reg.chip_hexes) == 18
     assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
+
+
+@pytest.mark.parametrize("k", [21, 31])
+def test_a_wide_opening_by_distance_transforms_is_the_disc_opening(k: int) -> None:
+    from vision.register import _open
+
+    rng = np.random.default_rng(k)
+    mask = np.zeros((160, 200), np.uint8)
+    for _ in range(12):
+        centre = (int(rng.integers(0, 200)), int(rng.integers(0, 160)))
+        axes = (int(rng.integers(3, 30)), int(rng.integers(3, 30)))
+        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1, -1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    reference = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    opened = _open(mask, k)
+    assert opened.dtype == np.uint8 and set(np.unique(opened)) <= {0, 1}
+    # The two discs differ only in how their rims fall on the pixel grid: a small part of
+    # what the opening removes.
+    assert np.mean(opened != reference) < 0.25 * np.mean(mask != reference)
+    assert abs(int(opened.sum()) - int(reference.sum())) < 0.03 * max(1, int(reference.sum()))

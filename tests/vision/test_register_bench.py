@@ -1,0 +1,42 @@
+"""The registration bench: its measures, and one render through the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.bench_register import TOLERANCE, centre_error, main, missed_chips
+from vision.register import ChipCandidate
+
+
+def test_a_chip_is_missed_when_no_candidate_lies_within_the_tolerance() -> None:
+    spacing = 50.0
+    cands = [ChipCandidate(100.0, 100.0, 10.0), ChipCandidate(300.0, 100.0, 10.0)]
+    near = [100.0 + 0.9 * TOLERANCE * spacing, 100.0]
+    far = [300.0, 100.0 + 1.1 * TOLERANCE * spacing]
+    alone = [500.0, 500.0]
+    assert missed_chips(cands, np.array([near, far, alone]), spacing) == 2
+    assert missed_chips([], np.array([near]), spacing) == 1
+    assert missed_chips(cands, np.zeros((0, 2)), spacing) == 0
+
+
+def test_centre_error_is_the_worst_true_centre_in_hex_radii() -> None:
+    truth = np.array([[0.0, 0.0], [40.0, 0.0], [0.0, 40.0]])
+    found = np.array([[2.0, 0.0], [40.0, 6.0], [0.0, 40.0], [500.0, 500.0]])
+    assert centre_error(truth, found, 20.0) == pytest.approx(0.3)
+
+
+def test_one_render_through_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--renders", "1", "--seed", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["renders"] == 1
+    assert result["command"] == "python -m vision.bench_register --renders 1 --seed 3 --json"
+    assert 0 <= result["chips_missed_by_candidates"] <= result["visible_chips"]
+    assert result["refused_as_no_board"] + (result["median_register_cpu_s"] is not None) == 1
+
+
+def test_bad_render_count_is_refused() -> None:
+    with pytest.raises(SystemExit):
+        main(["--renders", "0"])
