@@ -97,6 +97,15 @@ def is_certain(board: Board) -> bool:
     return not any(w.startswith("uncertain") for w in board.warnings)
 
 
+def for_setup_check(board: Board) -> Board:
+    """The board as a setup check should judge it: without its harbours when some were left
+    unread (their warnings say so), since a partial set would be judged as harbours missing
+    from the frame; the check then notes that the harbours were not checked."""
+    if any(w.startswith("uncertain") and "harbour" in w for w in board.warnings):
+        return replace(board, harbors=[])
+    return board
+
+
 def read_board(
     image_or_path: np.ndarray | str | Path,
     kind: str | None = None,

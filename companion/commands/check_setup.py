@@ -67,7 +67,9 @@ def load_board(path: str) -> Board:
     board = module.read_board(p)
     if not isinstance(board, Board):
         raise TypeError("vision.read_board.read_board did not return a companion.board.Board")
-    return board
+    # Harbours left unread would be judged missing: the reader says how to check its board.
+    prepare = getattr(module, "for_setup_check", None)
+    return prepare(board) if prepare is not None else board
 
 
 def choose_spec(board: Board, scenario: str | None, players: int | None) -> SetupSpec:

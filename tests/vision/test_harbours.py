@@ -23,6 +23,7 @@ from companion.board import (
     hex_center,
 )
 from companion.layouts import BASE_HARBOR_KINDS, BASE_HARBOR_SITES, random_board
+from companion.setup_check import check_board
 from vision.commands.read_board import format_board
 from vision.harbours import (
     PRINTED,
@@ -34,7 +35,7 @@ from vision.harbours import (
     read_sites,
     standard_layouts,
 )
-from vision.read_board import is_certain, read_board
+from vision.read_board import for_setup_check, is_certain, read_board
 from vision.scoring import best_alignment, harbour_outcomes
 from vision.synth.boards import seafarers_board
 from vision.synth.render import HARBOR_STYLES, Conditions, render_board
@@ -206,3 +207,17 @@ def test_harbours_with_confidence_in_the_board_json_and_text() -> None:
     doc["harbors"][0]["confidence"] = 1.5
     with pytest.raises(BoardError, match=r"harbors\[0\]\.confidence"):
         Board.from_json(doc)
+
+
+def test_a_partial_harbour_reading_is_not_judged_as_missing_harbours() -> None:
+    """The setup check sees no harbours (and says it did not check them) rather than some."""
+    board = random_board(4, seed=3)
+    partial = replace(
+        board,
+        harbors=board.harbors[:1],
+        warnings=["uncertain: 8 of 9 harbour(s) could not be read"],
+    )
+    assert for_setup_check(partial).harbors == []
+    assert check_board(for_setup_check(partial)).ok
+    assert not check_board(partial).ok
+    assert for_setup_check(board) is board

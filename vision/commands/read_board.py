@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from companion.board import Board, rows_of
-from vision.read_board import is_certain, read_board
+from vision.read_board import for_setup_check, is_certain, read_board
 from vision.register import FRAMES
 
 log = logging.getLogger("vision.read_board")
@@ -43,7 +43,7 @@ def setup_check(board: Board) -> dict[str, Any] | None:
     if check is None:
         return None
     try:
-        report = check(board)
+        report = check(for_setup_check(board))
     except ValueError as exc:  # a board the checker cannot judge (e.g. a Seafarers map)
         log.warning("setup check skipped: %s", exc)
         return None
