@@ -146,3 +146,17 @@ def test_run_with_a_camera_shows_its_view_on_request(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=DEADLINE) == 0
+
+
+def test_a_photo_board_with_harbours_left_unread_passes_the_setup_check() -> None:
+    """Harbours the camera could not read are not judged missing: the game can start."""
+    from dataclasses import replace
+
+    from companion.commands.run import check_setup
+
+    board = random_board(4, seed=3)
+    unread = ["uncertain: 7 of 9 harbour(s) could not be read"]
+    partial = replace(board, harbors=board.harbors[:2], warnings=unread)
+    check_setup(partial, 4, accept=False)
+    with pytest.raises(ValueError, match="setup check found"):
+        check_setup(replace(partial, warnings=[]), 4, accept=False)
