@@ -157,6 +157,8 @@ _SIDE_SHIFTS = (0.0, -0.04, 0.04, -0.08, 0.08)
 _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be there
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
 _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a city
+# Ground model: a pixel is of a piece's colour when its hue is this near (radians).
+_OWN_HUE = math.radians(25.0)
 _SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
 
 
@@ -601,6 +603,9 @@ class PieceDetector:
             bool,
         )
         self._hex_is_sea = hex_is_sea
+        self._open_sea = np.array(
+            [ships and all(hex_is_sea[i] for i in hs) for hs in t.edge_hexes], bool
+        )
         self._ground_on = bool(ground)
         self._linear = {c: lab_to_linear(protos[c][0]) for c in self.colours}
 
@@ -966,8 +971,10 @@ class PieceDetector:
         vbest = np.argmax(vfrac, axis=1)
         if self._ground is not None:
             border = _border_pixels(norm, *self._anchor_of(covered))
+            # A ship across its side covers less of the strip than a road along it.
+            bar = np.where(self.sea_edges, _PRESENT / 2, _PRESENT)
             best, best_frac = self._ground_sites(
-                norm, lab, border, s.estrip_near, self._ground.edge_samples, n_e
+                norm, lab, border, s.estrip_near, self._ground.edge_samples, n_e, bar
             )
             vbest, vf = self._ground_sites(
                 norm, lab, border, s.vcore_near, self._ground.vertex_samples, n_v
@@ -975,11 +982,19 @@ class PieceDetector:
             vfrac = np.zeros((n_v, k))
             vfrac[np.arange(n_v), vbest] = vf
         off_frac = eoff[np.arange(n_e), best + 2] / np.maximum(s.vsize["eoff"], 1)
+        if self._ground is not None and self.sea_edges.any():
+            # A ship's hull and sail lie across its side: of the ground model's pieces on sea
+            # sides, those whose own colour the ground does not explain off the road band.
+            held = self.sea_edges & (best_frac >= _PRESENT / 2)
+            off_frac = self._own_fraction(
+                norm, lab, border, s.eoff, self._ground.edge_samples, best, held
+            )
         for e in range(n_e):
             if e_cov[e] > _COVERED:
                 e_state[e], e_conf[e] = UNKNOWN, 0.0
                 continue
-            ship = self.sea_edges[e] and off_frac[e] > _SHIP_OFF
+            # No road stands where no land is (RULES.md 3.2.2: sea sides take ships only).
+            ship = self.sea_edges[e] and (off_frac[e] > _SHIP_OFF or self._open_sea[e])
             # A road's colour beside it as much as on it is the ground's (a light border, a
             # brown hill), not a piece's; a ship's hull lies across its side.
             ground = not ship and eground[e, :, best[e] + 2].max() > self.context
@@ -1020,6 +1035,34 @@ class PieceDetector:
         keep = ~covered.ravel()[self._anchor[0]]
         return self._anchor[0][keep], self._anchor[1][keep]
 
+    def _own_fraction(
+        self,
+        norm: np.ndarray,
+        lab: np.ndarray,
+        border: np.ndarray,
+        region: tuple[np.ndarray, np.ndarray],
+        samples: np.ndarray,
+        colour: np.ndarray,
+        which: np.ndarray,
+    ) -> np.ndarray:
+        """Per site of ``region`` (float64, 0..1): the fraction of its pixels that the ground
+        does not explain and whose hue is that of the site's ``colour`` (colour indices); for
+        the sites ``which`` (bool) only, 0 elsewhere."""
+        assert self._ground is not None
+        idx, site = region
+        n = len(which)
+        sizes = np.maximum(np.bincount(site, minlength=n), 1)
+        keep = which[site]
+        idx, site = idx[keep], site[keep]
+        common = self._ground.commonness(norm, border, (idx, site), samples)
+        linear = to_linear(norm.reshape(-1, 3)[idx])
+        refs = np.array([self._linear[c] for c in self.colours])[colour[site]]
+        cos = np.einsum("ij,ij->i", linear, refs) / (
+            np.linalg.norm(linear, axis=1) * np.linalg.norm(refs, axis=1) + 1e-12
+        )
+        own = (common < GROUND_RARE) & (lab[idx] != -2) & (cos > math.cos(_OWN_HUE))
+        return np.bincount(site, weights=own, minlength=n) / sizes
+
     def _ground_sites(
         self,
         norm: np.ndarray,
@@ -1028,10 +1071,12 @@ class PieceDetector:
         region: tuple[np.ndarray, np.ndarray] | None,
         samples: np.ndarray,
         n: int,
+        bar: np.ndarray | float = _PRESENT,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per site: the colour index of what the ground does not explain there and the
-        fraction of the site's pixels it covers (0 where it has no player colour), at the
-        site's place (of ``region``'s shifted ones, site ``i + k * n``) where it covers most."""
+        fraction of the site's pixels it covers (0 where it has no player colour; the colour is
+        read where it covers ``bar`` or more, per site or for all), at the site's place (of
+        ``region``'s shifted ones, site ``i + k * n``) where it covers most."""
         assert self._ground is not None and region is not None
         idx, shifted = region
         shifts = int(shifted.max()) // n + 1
@@ -1051,7 +1096,7 @@ class PieceDetector:
         linear = to_linear(norm.reshape(-1, 3)[idx[keep]])
         owner = shifted[keep] % n
         border_linear = to_linear(np.array(_BORDER))
-        for i in np.flatnonzero(frac >= _PRESENT):
+        for i in np.flatnonzero(frac >= bar):
             name = blob_colour(linear[owner == i], self._linear, border_linear)
             if name is None:
                 frac[i] = 0.0
