@@ -20,15 +20,19 @@ chips (:func:`vision.robber.board_lab`):
   are enough of them, else of its light pixels, and each kind scores by a Gaussian around its
   printed colour. Art far from every printed colour (skin, a piece) has no kind.
 
-Joint reading. The base and 5-6 frames put their harbours on fixed sides
+Joint reading. The base and 5-6 frames put their harbours on fixed sides in the rulebook
 (:data:`companion.layouts.BASE_HARBOR_SITES` and ``EXTENSION_HARBOR_SITES``), known here up to
 the frame's symmetry (the camera does not know which way is up), and carry a fixed set of
 kinds. The layout whose sides best explain the presences is taken when it beats every other by
-``layout_margin``; its kinds are then assigned jointly (one kind per token of the set, the
-Hungarian method on log-scores), and each harbour's confidence is how much the joint score
-loses when its kind is forbidden there, as the chip reader does. Seafarers maps (harbour tokens
-on any coast) and frames that fit no standard layout are read side by side: a side whose spot
-is clearly covered by art of a clear kind.
+``layout_margin`` and nothing seen contradicts it (real frames are also assembled in other
+orders). Its kinds are then assigned jointly: the board's exposure first (one light gain
+shared by all its harbours, :func:`_exposure`), then one kind per token of the set by the
+Hungarian method on log-scores; each harbour's confidence is how much the joint score loses
+when its kind is forbidden there, as the chip reader does, and the set only chooses among the
+kinds the side's own colour allows. A standard frame that fits no layout clearly is read side
+by side, its set of kinds shared among every side that may hold a harbour (two ores cannot both
+be right); Seafarers maps (harbour tokens on any coast, no fixed set) are read side by side,
+each side by its own colour.
 
 A harbour that cannot be read honestly (hidden, no clear kind, not clearly there) is left out
 of the reading and counted in :attr:`HarbourReading.unread`, so the board is not certain.
@@ -161,8 +165,10 @@ def standard_layouts(kind: str, hexes: Sequence[Hex]) -> list[frozenset[Site]]:
     lays them onto it; distinct side sets are returned. Empty when ``kind`` has no standard
     layout or ``hexes`` is not its frame.
 
+    The base layout turns onto itself every third of a turn, so its 12 placements give 2:
+
     >>> len(standard_layouts("base", base_frame()))
-    6
+    2
     """
     if kind not in STANDARD:
         return []
