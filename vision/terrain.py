@@ -139,7 +139,6 @@ def hex_features(
     Returns:
         float64 (N, 4): median L* (0..100), a*, b*, and the median absolute deviation of L*.
     """
-    lab = cv2.cvtColor(top.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     scale = float(plane_to_top[0, 0])
     h, w = top.shape[:2]
     # Sample points of the ring, in board-plane units relative to the hex centre.
@@ -160,7 +159,9 @@ def hex_features(
         if not ok.any():
             out[i] = (0.0, 0.0, 0.0, 0.0)
             continue
-        samples = lab[yi[ok], xi[ok]]
+        # Only the samples are converted (OpenCV converts each pixel alike, alone or in a view).
+        bgr = top[yi[ok], xi[ok]].astype(np.float32) / 255.0
+        samples = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
         med = np.median(samples, axis=0)
         mad = float(np.median(np.abs(samples[:, 0] - med[0])))
         out[i] = (med[0], med[1], med[2], mad)
