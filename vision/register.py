@@ -64,6 +64,13 @@ WORK_SIDE = 800
 _BAND_CANDIDATES = 60
 # Cost of a frame whose surrounding band is nowhere sea (per unit of missing sea).
 _BAND_WEIGHT = 10.0
+# The board's sea colour: samples needed to learn it, floor of its spread (8-bit CIELAB
+# units, per channel), and how many spreads from it a pixel may be.
+_MIN_SEA_SAMPLES = 40
+_MIN_SEA_SPREAD = 6.0
+_SEA_SPREADS = 4.0
+# Where the sea is sampled: distances (hex radii) from a chip cell's centre across a side.
+_SEA_REACH = (1.0, 1.15, 1.3)
 # A frame placement costing more than this per hex means what was found is not a board.
 _MAX_COST_PER_HEX = 1.5
 # Hypotheses are seeded from at most this many of the largest candidates.
@@ -857,6 +864,51 @@ def sea_mask(bgr: np.ndarray) -> np.ndarray:
     return (hue >= 88) & (hue <= 140) & (sat >= 40) & (hsv[..., 2] >= 35)
 
 
+def board_sea_mask(bgr: np.ndarray, h: np.ndarray, chips: set[Hex]) -> np.ndarray:
+    """:func:`sea_mask` narrowed to this board's own sea colour: bool (H, W).
+
+    A blue-grey table or cloth passes the hue test as well as the sea does. The sea's own
+    colour is learned from the cells next to the chips (the frame's band, and the sea inside
+    a Seafarers map): the pixels there that pass the hue test give its median CIELAB colour
+    and spread, and only pixels within :data:`_SEA_SPREADS` spreads of it are kept. With too
+    few such pixels the hue test alone is returned.
+
+    Args:
+        bgr: the work image, uint8 (H, W, 3).
+        h: the lattice, board plane -> ``bgr`` pixels.
+        chips: the lattice cells holding a chip.
+    """
+    blue = sea_mask(bgr)
+    # Just beyond each side of a chip's cell that no chip shares: the frame's band, or the
+    # sea between a Seafarers map's islands (a desert there is not blue and drops out).
+    steps = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+    plane = []
+    for c in sorted(chips):
+        cx, cy = hex_center(c)
+        for dq, dr in steps:
+            if (c[0] + dq, c[1] + dr) in chips:
+                continue
+            nx, ny = hex_center((c[0] + dq, c[1] + dr))
+            for reach in _SEA_REACH:
+                f = reach / SQRT3
+                plane.append((cx + (nx - cx) * f, cy + (ny - cy) * f))
+    if not plane:
+        return blue
+    pts = project(h, np.array(plane))
+    hh, ww = blue.shape
+    xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+    xi, yi = xi[inside], yi[inside]
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    seen = lab[yi, xi][blue[yi, xi]]
+    if len(seen) < _MIN_SEA_SAMPLES:
+        return blue
+    centre = np.median(seen, axis=0)
+    spread = np.maximum(1.4826 * np.median(np.abs(seen - centre), axis=0), _MIN_SEA_SPREAD)
+    distance = np.max(np.abs(lab - centre) / spread, axis=2)
+    return blue & (distance < _SEA_SPREADS)
+
+
 def _sample(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Mask values at pixel points (N, 2); False outside the image."""
     xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
@@ -932,7 +984,7 @@ def place_frame(
         for dr in range(-7, 8)
         if hex_distance((dq, dr), (0, 0)) <= 7
     ]
-    blue = sea_mask(bgr)
+    blue = board_sea_mask(bgr, h_lat, chip_cells)
     sea = sea_fraction(bgr, h_lat, window, blue)
     bands = {kind: band_points(FRAMES[kind]) for kind in kinds}
     results: list[tuple[float, str, int, Hex]] = []

@@ -217,3 +217,34 @@ def test_a_wide_opening_by_distance_transforms_is_the_disc_opening(k: int) -> No
     # what the opening removes.
     assert np.mean(opened != reference) < 0.25 * np.mean(mask != reference)
     assert abs(int(opened.sum()) - int(reference.sum())) < 0.03 * max(1, int(reference.sum()))
+
+
+def test_a_blue_grey_table_is_not_taken_for_the_sea() -> None:
+    # One of bench vision's hard renders: a base board on a lavender table whose hue is the
+    # sea's. By hue alone the table is sea all round, and a Seafarers frame fits as well.
+    from vision.register import sea_mask
+    from vision.synth.boards import standard_board
+
+    rng = np.random.default_rng(100_003 + 51)
+    board = standard_board("base", rng)
+    r = render_board(board, rng=rng, conditions=Conditions.random(rng))
+    assert sea_mask(r.image[:40]).mean() > 0.5  # the table passes the hue test
+    reg = register(r.image)
+    assert reg.kind == "base"
+    assert not reg.ambiguous
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_seafarers_map_keeps_its_inner_sea(seed: int) -> None:
+    # The sea colour learned beside the chips must still take the sea between the islands.
+    from companion.board import Terrain
+    from vision.synth.boards import seafarers_board
+
+    board = seafarers_board(np.random.default_rng(seed))
+    r = render_board(board, rng=seed, conditions=replace(CLEAN, tilt_deg=25.0))
+    reg = register(r.image)
+    assert reg.kind == "seafarers"
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
+    seas = sum(t.terrain == Terrain.SEA for t in board.tiles.values())
+    assert sum(f > 0.7 for f in reg.sea_fraction.values()) >= seas - 2
