@@ -15,6 +15,8 @@ knowing the players' colours first:
    :data:`GROUND_RARE` of the pixels have nearly its colour (within one cell of a 32-level
    colour cube, in the light-normalised top view). The border explains a pale border, the
    mountains' art explains their snow, the fields' art their ochre; plastic is rare in all.
+   The coast explains only the pixels off the land (or just inside its edge): the sea is blue,
+   and a blue piece on a rim corner stands half on the land.
 3. **Blob colour** (:func:`blob_colour`): the foreign pixels of a site are one object; its
    colour is the per-channel median of their linear RGB, compared with the player colours by
    *hue* (the angle between the two in linear RGB, which a face's shading does not change) and
@@ -56,6 +58,10 @@ _TOP = 400.0
 # Hex radii: the ring of a hex's own art, and the coast's width beyond the land.
 _ART_FROM, _ART_TO = 0.42, 0.68
 _COAST = 0.25
+# Hex radii inside the land's edge where the coast still explains a colour. Chosen on layout E
+# of boards-dev with F held out (docs/vision-tracking.md): E's found / extra is 93.1 / 1.1 at
+# 0.03, 93.1 / 0 over 0.05..0.07, 92.0 / 0 from 0.1 (the land's edge itself: 94.3 / 9.2).
+_COAST_INSIDE = 0.06
 # Blob colour: the spread of a piece's hue around its colour's (radians), the farthest hue a
 # colour is still called (radians), the spread of the light factor (log), the light a white
 # piece gets at least (a shaded white is a grey shadow). Set on layout E's pieces (a dim
@@ -168,6 +174,13 @@ class GroundModel:
             land.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         )
         self.coast = np.flatnonzero((near > 0) & ~land)
+        # The land the coast does not explain: short of its edge by what registration and the
+        # frame's print (its beach overlaps the tiles' cut) leave uncertain.
+        m = 2 * int(round(_COAST_INSIDE * px)) + 1
+        inner = cv2.erode(
+            land.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (m, m))
+        )
+        self.inland = inner.ravel() > 0
         # Each site's samples: the border (column 0), its hexes, and the coast where land meets
         # sea (at the board's rim or a sea hex); -1 none. Ids: hexes 0..n-1, border n, coast
         # n + 1.
@@ -231,9 +244,12 @@ class GroundModel:
         idx, site = region
         own = code(q[idx])
         common = np.zeros(len(idx))
+        # The coast explains only what lies off the land: the frame's sea is the renderer's
+        # blue and real boards' too, and a blue piece on a rim corner stands half on land.
+        on_land = self.inland[idx]
         for col in range(site_samples.shape[1]):
             s = site_samples[site, col]
-            ok = np.flatnonzero(s >= 0)
+            ok = np.flatnonzero((s >= 0) & ~((s == self.n_hex + 1) & on_land))
             dens = near[s[ok] * cells + own[ok]] / sizes[s[ok]]
             common[ok] = np.maximum(common[ok], dens)
         return common

@@ -12,6 +12,7 @@ from companion.board import (
     Piece,
     Terrain,
     Vertex,
+    edge,
     edge_vertices,
     vertex_neighbours,
     vertex_position,
@@ -257,3 +258,18 @@ def test_without_ships_every_side_piece_is_a_road() -> None:
     r = _render(board, seed=3)
     kinds = {p.kind for p in _ground(r, board).read(r.image).pieces()}
     assert kinds <= {"road"}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_blue_piece_at_the_rim_is_not_the_sea(seed: int) -> None:
+    """The frame's sea is blue: it explains what lies off the land, not the half of a rim
+    piece that stands on it (on a corner with one land hex, a third of it on land, the sea
+    still does)."""
+    pieces = [
+        Piece("settlement", "blue", vertex=Vertex(-1, -1, "N")),
+        Piece("road", "blue", edge=edge(-2, 2, "W")),
+        Piece("city", "blue", vertex=Vertex(2, 0, "S")),
+    ]
+    board = board_of(Terrain.PASTURE, pieces)
+    r = _render(board, seed=seed)
+    assert families(_ground(r, board).read(r.image).pieces()) == families(pieces)
