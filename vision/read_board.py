@@ -46,6 +46,8 @@ CHIP_COUNTS: dict[str, Counter[int]] = {
 CERTAIN = 0.9
 # A hex is hidden when this share of its ring is covered (too little is left to read it by).
 _HIDDEN = 0.75
+# A hex with more of its ring than this under a hand is not searched for the robber or pirate.
+_FIGURE_CLEAR = 0.1
 # A hex is sea when this fraction of its interior is open-sea blue.
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
@@ -148,7 +150,8 @@ def read_board(
     discs = _chip_discs(top, plane_to_top, reg)
     covered = cover_mask(top, plane_to_top, reg.hexes, ~sea)
     feats = hex_features(top, plane_to_top, reg.hexes, covered)
-    hidden = covered_fraction(covered, plane_to_top, reg.hexes) > _HIDDEN
+    cover = covered_fraction(covered, plane_to_top, reg.hexes)
+    hidden = cover > _HIDDEN
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     light = chip_light(top, reg.hexes, chips)
     terrain = classify_terrain(feats, kind=reg.kind, sea=sea, light=light, hidden=hidden)
@@ -174,7 +177,10 @@ def read_board(
     # Only real chips white-balance the view (a desert's "disc" is just its centre).
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes or tiles[h].number}
     lab = board_lab(top, chips)
-    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, warnings)
+    # A hand, its fingers or its shadow can look like a figure: a hex a hand reaches into is
+    # not searched (a figure under a hand is not in view anyway).
+    clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _FIGURE_CLEAR}
+    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, warnings)
     harbours = read_harbours(lab, plane_to_top, reg.kind, tiles)
     warnings.extend(harbours.warnings)
     seen = [p.to_piece() for p in detect_pieces(image, reg)] if pieces else []
@@ -206,13 +212,14 @@ def _figures(
     reg: Registration,
     tiles: dict[Hex, Tile],
     chips: dict[Hex, tuple[float, float, float]],
+    clear: set[Hex],
     warnings: list[str],
 ) -> tuple[Hex | None, Hex | None]:
     """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``.
 
     ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_lab`), which
-    are left out of the search."""
-    land = [h for h, t in tiles.items() if t.terrain.is_land]
+    are left out of the search; only the ``clear`` hexes (no hand over them) are searched."""
+    land = [h for h, t in tiles.items() if t.terrain.is_land and h in clear]
     robber = find_robber(lab, plane_to_top, land, chips)
     if robber.ambiguous:
         warnings.append("uncertain: the robber could be on more than one hex")
@@ -220,7 +227,7 @@ def _figures(
         warnings.append("the robber is not in view")
     pirate: Hex | None = None
     if reg.kind == "seafarers":
-        sea = [h for h, t in tiles.items() if t.terrain == Terrain.SEA]
+        sea = [h for h, t in tiles.items() if t.terrain == Terrain.SEA and h in clear]
         found = find_pirate(lab, plane_to_top, sea)
         if found.ambiguous:
             warnings.append("uncertain: the pirate could be on more than one hex")

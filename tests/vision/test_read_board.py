@@ -15,7 +15,7 @@ from companion.board import Board, Piece, Terrain, Tile, base_frame, edge, verte
 from companion.cli import main
 from companion.layouts import random_board
 from vision.read_board import CERTAIN, read_board
-from vision.scoring import score_board, symmetries, truth_from_rows
+from vision.scoring import best_alignment, score_board, symmetries, truth_from_rows
 from vision.synth.boards import seafarers_board
 from vision.synth.render import Conditions, render_board
 
@@ -206,3 +206,19 @@ def test_a_hex_under_a_hand_is_reported_and_the_rest_read_right() -> None:
     assert score.terrain_right == score.terrain_total == 19
     assert "uncertain: 1 hex(es) covered or looking like no terrain" in " ".join(board.warnings)
     assert _confident_hexes_are_right(render.board.tiles, board)
+
+
+@pytest.mark.parametrize("seed", [25, 39])
+def test_a_hand_is_never_read_as_the_robber(seed: int) -> None:
+    # Hard renders (bench vision's seeds) where a hand reaching into a hex next to the desert
+    # was read as the robber: a hex under a hand is not searched, the robber is not in view.
+    from vision.bench import _board
+
+    rng = np.random.default_rng(seed)
+    truth = _board(seed % 3, rng)
+    render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    assert render.hand_mask is not None and render.hand_mask.any()
+    board = read_board(render.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total
+    assert board.robber in (None, aligned(truth.robber))
