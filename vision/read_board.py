@@ -376,11 +376,8 @@ def _chip_discs(
     """Each hex's chip disc ``(x, y, radius)`` in top-view pixels (see :func:`chip_disc`)."""
     px = float(plane_to_top[0, 0])
     known = _known_discs(reg, plane_to_top)
-    # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own, from
-    # the discs registration put on the lattice (other blobs are pieces, art, glare).
-    sizes = [r for h, (_, _, r) in known.items() if h in reg.chip_hexes and 0.2 * px < r < 0.5 * px]
-    if len(sizes) < 3:
-        sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
+    # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own.
+    sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
     nominal = float(np.median(sizes)) if len(sizes) >= 3 else _CHIP_CROP * px / 2
     out = {}
     for h in reg.hexes:
