@@ -803,8 +803,9 @@ def _second_look(
         if x1 - x0 < k or y1 - y0 < k:
             continue
         area = math.pi * ref**2
-        # The numeral's holes filled only when the plain cut finds nothing there.
-        for fill in (0.0, 0.5 * area):
+        # The numeral's holes filled first (the whole disc); the plain cut where that finds
+        # nothing (a hole that is the gap between a chip and the art around it).
+        for fill in (0.5 * area, 0.0):
             windows = [m[y0:y1, x0:x1] for m in maps]
             found = [
                 ChipCandidate(c.x + x0, c.y + y0, c.radius, c.ellipse)
