@@ -50,6 +50,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from companion.board import (
+    HARBOR_KINDS,
     NEIGHBOUR_OFFSET,
     Harbor,
     Hex,
@@ -79,6 +80,9 @@ STANDARD: dict[str, tuple[list[Hex], tuple[Site, ...], tuple[str, ...]]] = {
     "base": (base_frame(), BASE_HARBOR_SITES, BASE_HARBOR_KINDS),
     "5-6": (extension_frame(), EXTENSION_HARBOR_SITES, EXTENSION_HARBOR_KINDS),
 }
+
+#: The Seafarers harbour tokens (RULES.md 3.1.2): 5 generic and one of each resource.
+SEAFARERS_TOKENS: Counter[str] = Counter({k: 5 if k == "3:1" else 1 for k in HARBOR_KINDS})
 
 #: The printed colour of each kind in CIELAB (L*, a*, b*) under a neutral lamp, the chips'
 #: paper at (85, 1, 14): white paper for generic harbours, the resource's own colour otherwise.
@@ -458,14 +462,10 @@ def read_harbours(
             f"{total} read one by one"
         )
         return HarbourReading(harbors, readings, "free", unread, warnings)
-    harbors = []
-    for r in occupied:
-        kind_read, p = max(r.scores.items(), key=lambda kv: kv[1]) if r.scores else ("", 0.0)
-        if p < certain:
-            unread += 1
-            continue
-        (q, rr), side = r.site
-        harbors.append(Harbor(q, rr, side, kind_read, round(p, 4)))
+    # Seafarers harbour tokens: at most one of each resource and five generic (RULES.md
+    # 3.1.2), so two sides of one resource's colour cannot both be right.
+    harbors, _ = _assign(occupied, SEAFARERS_TOKENS, certain, own=0.5)
+    unread += len(occupied) - len(harbors)
     if unread:
         warnings.append(f"uncertain: {unread} harbour(s) or coast side(s) could not be read")
     return HarbourReading(harbors, readings, "free", unread, warnings)
