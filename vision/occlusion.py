@@ -15,13 +15,16 @@ A smooth tile (the desert, a worn pasture) stays inside its own borders, whose p
 breaks the region. Each hex's share of its ring (where :func:`vision.terrain.hex_features`
 samples its colour) under such regions is what :func:`covered_fraction` reports.
 
-Example:
+Example: a view that is all print (noise here) is covered nowhere; a view with no print at all
+is one smooth region reaching past the board, covered everywhere.
     >>> import numpy as np
-    >>> top = np.zeros((100, 100, 3), np.uint8)
     >>> plane_to_top = np.array([[20.0, 0, 50], [0, 20.0, 50], [0, 0, 1]])
-    >>> mask = cover_mask(top, plane_to_top, [(0, 0)], [True])
+    >>> printed = np.random.default_rng(0).integers(0, 256, (100, 100, 3), dtype=np.uint8)
+    >>> mask = cover_mask(printed, plane_to_top, [(0, 0)], [True])
     >>> mask.shape, bool(mask.any())
     ((100, 100), False)
+    >>> bool(cover_mask(np.zeros_like(printed), plane_to_top, [(0, 0)], [True]).all())
+    True
 """
 
 from __future__ import annotations
