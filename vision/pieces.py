@@ -656,8 +656,9 @@ class PieceDetector:
         marked[todo] = True
         todo = np.flatnonzero(marked)
         lab = _cell_lab()[todo]
-        z = (lab[None, :, :] - self._means[:, None, :]) / self._stds[:, None, :]
-        dist = np.einsum("kpc,kpc->kp", z, z)
+        # Per channel (k classes, p cells): the same sums as over the last axis, in order.
+        z = [(lab[None, :, c] - self._means[:, c, None]) / self._stds[:, c, None] for c in range(3)]
+        dist = z[0] * z[0] + z[1] * z[1] + z[2] * z[2]
         # Diagonal Gaussian classes: squared distance in standard deviations plus log spread.
         cls = np.argmin(dist + self._log_norm[:, None], axis=0)
         colour = np.array(self._class_colour + [-1] * (len(self._means) - len(self._class_colour)))
