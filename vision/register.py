@@ -71,6 +71,9 @@ _MIN_SEA_SPREAD = 6.0
 _SEA_SPREADS = 4.0
 # Where the sea is sampled: distances (hex radii) from a chip cell's centre across a side.
 _SEA_REACH = (1.0, 1.15, 1.3)
+# A frame whose surrounding band is less sea than this is no board's (a board's band is
+# 0.3..0.95 sea on the real photos, with pieces, harbours and hands on it; 0.64..1 on renders).
+_MIN_BAND_SEA = 0.1
 # A frame placement costing more than this per hex means what was found is not a board.
 _MAX_COST_PER_HEX = 1.5
 # Hypotheses are seeded from at most this many of the largest candidates.
@@ -971,11 +974,12 @@ def sea_fraction(
 
 def place_frame(
     bgr: np.ndarray, h_lat: np.ndarray, chip_cells: set[Hex], kinds: tuple[str, ...]
-) -> tuple[str, int, Hex, float, bool, dict[Hex, float]]:
+) -> tuple[str, int, Hex, float, bool, dict[Hex, float], float]:
     """Choose kind, rotation and translation of the frame that best explain chips and sea.
 
-    Returns ``(kind, k, t, cost, ambiguous, sea)`` where canonical hex = rotate(lattice, k) + t
-    and ``sea`` is the sea fraction per lattice cell examined.
+    Returns ``(kind, k, t, cost, ambiguous, sea, band)`` where canonical hex =
+    rotate(lattice, k) + t, ``sea`` is the sea fraction per lattice cell examined and
+    ``band`` the fraction of the chosen frame's surrounding band that is sea.
     """
     chips = sorted(chip_cells)
     cq = sum(c[0] for c in chips) / len(chips)
@@ -1017,15 +1021,16 @@ def place_frame(
     for cost, kind, k, t in results[:_BAND_CANDIDATES]:
         shift = bands[kind] - axial_to_plane(np.array([t]))[0]
         on_sea = _sample(blue, project(h_lat, project(_rotation_matrix(-k), shift))).mean()
-        scored.append((cost + _BAND_WEIGHT * (1.0 - float(on_sea)), kind, k, t))
-    results = sorted(scored, key=lambda x: x[0])
-    cost, kind, k, t = results[0]
+        scored.append((cost + _BAND_WEIGHT * (1.0 - float(on_sea)), kind, k, t, float(on_sea)))
+    scored.sort(key=lambda x: x[0])
+    cost, kind, k, t, band = scored[0]
+    results = [x[:4] for x in scored]
     # Rotations that map the frame onto itself give the same board: not an ambiguity.
     ambiguous = any(
         c - cost < 1.0 and (kd != kind or not _same_board(kind, k, t, kk, tt, chip_cells))
         for c, kd, kk, tt in results[1:20]
     )
-    return kind, k, t, cost, ambiguous, sea
+    return kind, k, t, cost, ambiguous, sea, band
 
 
 def _same_board(kind: str, k1: int, t1: Hex, k2: int, t2: Hex, chips: set[Hex]) -> bool:
@@ -1121,7 +1126,12 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
     cands, cells = _second_look(maps, h_lat, cands, cells)
     kinds = (kind,) if kind else tuple(FRAMES)
     chip_cells = set(cells)
-    best_kind, k, t, cost, ambiguous, sea = place_frame(small, h_lat, chip_cells, kinds)
+    best_kind, k, t, cost, ambiguous, sea, band = place_frame(small, h_lat, chip_cells, kinds)
+    if band < _MIN_BAND_SEA:
+        raise NoBoardError(
+            f"no board found: the {len(chip_cells)} disc(s) on a hex lattice have no sea frame "
+            "around them (is the whole board in the photo?)"
+        )
     if cost > _MAX_COST_PER_HEX * len(FRAMES[best_kind]):
         what = f"a {kind} board's" if kind else "a board's"
         hint = " (is --kind right?)" if kind else ""

@@ -248,3 +248,15 @@ def test_a_seafarers_map_keeps_its_inner_sea(seed: int) -> None:
     assert _max_centre_error(r, reg.homography, reg.hexes) < 0.2
     seas = sum(t.terrain == Terrain.SEA for t in board.tiles.values())
     assert sum(f > 0.7 for f in reg.sea_fraction.values()) >= seas - 2
+
+
+def test_discs_on_a_hex_lattice_without_a_sea_frame_are_refused() -> None:
+    # Light discs laid out like chips on a wooden table: a lattice, but no board around it.
+    image = np.full((900, 1200, 3), (40, 70, 120), np.uint8)
+    for q in range(-3, 4):
+        for r in range(-3, 4):
+            x, y = 600 + 60 * np.sqrt(3) * (q + r / 2), 450 + 90 * r
+            if 0 < x < 1200 and 0 < y < 900:
+                cv2.circle(image, (int(x), int(y)), 22, (220, 235, 240), -1)
+    with pytest.raises(NoBoardError, match="no sea frame"):
+        register(image)
