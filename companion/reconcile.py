@@ -101,7 +101,8 @@ class Discrepancy:
     ``missing`` (a piece the game has is gone), ``changed`` (a piece of another kind or colour
     than the game's), ``off_grid`` (a piece where the board has no such corner or side),
     ``robber``, ``pirate`` (moved when the game does not expect it), ``number`` (a chip that
-    differs from the game's).
+    differs from the game's), ``competing`` (new pieces of one player the engine accepts one by
+    one but not all together: which were built is the table's to say).
     """
 
     kind: str
@@ -304,8 +305,8 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
             name = t.edges[e]
             out.discrepancies.append(_missing(color, "ship", t.edges[e]))
 
-    trial = copy.deepcopy(game)
-    out.proposals.extend(_accepted_in_order(trial, candidates, out.discrepancies))
+    trial, proposals = _accepted_together(game, candidates, out.discrepancies)
+    out.proposals.extend(proposals)
     _robber_and_pirate(game, trial, seen, out)
     for h, number in sorted(seen.numbers.items()):
         tile = game.board.tiles.get(h)
@@ -321,35 +322,23 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
     return out
 
 
-def _accepted_in_order(
-    trial: Game, candidates: list[tuple[Action, str]], discrepancies: list[Discrepancy]
-) -> list[Proposal]:
-    """Apply candidates to ``trial`` in whatever order the engine accepts them.
+def _accepted_together(
+    game: Game, candidates: list[tuple[Action, str]], discrepancies: list[Discrepancy]
+) -> tuple[Game, list[Proposal]]:
+    """The candidates the engine accepts, and the game after them (a copy).
 
-    A road may have to come before the settlement at its end, and a settlement before the
-    founding road beside it; so every pass applies each candidate the engine now accepts, until
-    a pass accepts nothing. What is left is refused, with the engine's reason.
+    A player's new pieces that the engine accepts one by one but not all together (two cities
+    seen for one city's worth of cards) compete: which one was really built is a guess, and a
+    misread piece could take the cards of the real one. So none of that player's pieces is
+    proposed; the table is asked instead.
     """
-    accepted: list[Proposal] = []
-    refusals: dict[int, IllegalAction] = {}
-    left = list(range(len(candidates)))
-    progress = True
-    while left and progress:
-        progress = False
-        for i in list(left):
-            action, text = candidates[i]
-            try:
-                trial.apply(action)
-            except IllegalAction as exc:
-                refusals[i] = exc
-                continue
-            accepted.append(Proposal(action, text))
-            left.remove(i)
-            progress = True
-    # The last pass accepted nothing, so each refusal left is the engine's word on this state.
-    for i in left:
+    trial = copy.deepcopy(game)
+    accepted, refused = _accepted_in_order(trial, candidates)
+    rivals = {candidates[i][0].player for i in refused if _accepted_alone(game, candidates[i][0])}
+    for i, exc in refused.items():
         action, text = candidates[i]
-        exc = refusals[i]
+        if action.player in rivals:
+            continue
         discrepancies.append(
             Discrepancy(
                 "refused",
@@ -359,7 +348,63 @@ def _accepted_in_order(
                 exc.rule,
             )
         )
-    return accepted
+    if not rivals:
+        return trial, [Proposal(*candidates[i]) for i in accepted]
+    for color in sorted(rivals):
+        mine = [i for i in (*accepted, *refused) if candidates[i][0].player == color]
+        texts = "; ".join(candidates[i][1] for i in sorted(mine))
+        for i in sorted(mine):
+            discrepancies.append(
+                Discrepancy(
+                    "competing",
+                    f"{texts}: {color} cannot have built all of them (not enough cards or pieces)",
+                    f"enter on the page what {color} built, and take back any piece not built",
+                    _where(candidates[i][0]),
+                )
+            )
+    kept = [i for i in accepted if candidates[i][0].player not in rivals]
+    trial = copy.deepcopy(game)
+    for i in kept:
+        trial.apply(candidates[i][0])
+    return trial, [Proposal(*candidates[i]) for i in kept]
+
+
+def _accepted_alone(game: Game, action: Action) -> bool:
+    """Whether the engine accepts ``action`` on ``game`` as it is (tried on a copy)."""
+    try:
+        copy.deepcopy(game).apply(action)
+    except IllegalAction:
+        return False
+    return True
+
+
+def _accepted_in_order(
+    trial: Game, candidates: list[tuple[Action, str]]
+) -> tuple[list[int], dict[int, IllegalAction]]:
+    """Apply candidates to ``trial`` in whatever order the engine accepts them.
+
+    A road may have to come before the settlement at its end, and a settlement before the
+    founding road beside it; so every pass applies each candidate the engine now accepts, until
+    a pass accepts nothing. Returns the accepted candidates' indices in the order applied, and
+    the engine's refusal of each one left (its word on the final state: the last pass accepted
+    nothing).
+    """
+    accepted: list[int] = []
+    refusals: dict[int, IllegalAction] = {}
+    left = list(range(len(candidates)))
+    progress = True
+    while left and progress:
+        progress = False
+        for i in list(left):
+            try:
+                trial.apply(candidates[i][0])
+            except IllegalAction as exc:
+                refusals[i] = exc
+                continue
+            accepted.append(i)
+            left.remove(i)
+            progress = True
+    return accepted, {i: refusals[i] for i in left}
 
 
 def _where(action: Action) -> tuple[Any, ...]:

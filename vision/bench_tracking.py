@@ -340,6 +340,7 @@ def run_game(
                     tally.delays.append(t - truth.changed_at)
                 else:
                     tally.false.append(f"{action} at {t:.2f} s")
+                    log.warning("false action from the camera: %s at %.2f s", action, t)
             tally.pending += len(link.pending()["discrepancies"])
             for item in link.pending()["proposals"]:
                 robbed = [a for a in expected if isinstance(a, MoveRobber)]

@@ -118,6 +118,30 @@ def test_road_the_player_cannot_pay_for_is_a_discrepancy() -> None:
     assert d.where == tuple(road)
 
 
+def test_two_cities_seen_for_one_citys_cards_propose_neither() -> None:
+    # A misread settlement must not take the cards of the city really built: the table says.
+    game = main_phase_game()
+    color = game.current_player
+    game.hands[game.current][:] = [0, 0, 0, 2, 3]  # lumber, brick, wool, grain, ore: one city
+    mine = [game.topology.vertices[v] for v, o in enumerate(game.vertex_owner) if o == game.current]
+    assert len(mine) >= 2
+    upgraded = [Piece("city", color, vertex=name) for name in mine[:2]]
+    kept = [p for p in seen_of(game).pieces if p.vertex not in mine[:2]]
+    before = snapshot(game)
+    result = reconcile(game, Seen([*kept, *upgraded]))
+    assert result.proposals == []
+    assert [d.kind for d in result.discrepancies] == ["competing", "competing"]
+    assert {d.where for d in result.discrepancies} == {tuple(name) for name in mine[:2]}
+    assert all(color in d.text and "city" in d.text for d in result.discrepancies)
+    assert snapshot(game) == before
+    # With the cards for both, both are proposed.
+    game.hands[game.current][:] = [0, 0, 0, 4, 6]
+    result = reconcile(game, Seen([*kept, *upgraded]))
+    assert sorted(str(p.action) for p in result.proposals) == sorted(
+        str(BuildCity(color, name)) for name in mine[:2]
+    )
+
+
 def test_settlement_breaking_the_distance_rule() -> None:
     game = main_phase_game()
     t = game.topology
