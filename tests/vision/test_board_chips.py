@@ -92,4 +92,3 @@ def test_the_chip_crop_undoes_the_perspective(tilt: float) -> None:
 def test_a_chip_crop_leaving_the_photo_is_none() -> None:
     photo, top_to_image = _tilted_photo(30.0)
     assert photo_chip_crop(photo, top_to_image, (-50.0, 90.0, CHIP_R)) is None
-
