@@ -7,7 +7,7 @@ Four measurements, each printed with the command line that produced it:
    light, glare, shadows, hands, blur, noise, JPEG) and read back; terrain and chip accuracy
    under the 12 grid symmetries, renders refused as "no board", and boards *reported certain
    but wrong* (the goal is none).
-2. **coins-dev** chip crops, through ``vision.bench_chips.evaluate_chips`` when it exists.
+2. **coins-dev** chip crops, through ``vision.bench_chips.evaluate_chips``.
 3. **boards-dev** real photos: terrain and chip accuracy of ``read_board`` against
    ``groundtruth.json`` under the 12 symmetries, per photo and overall, and whether the setup
    check reports layout E's adjacent red 6s.
@@ -22,7 +22,6 @@ are skipped with a note when it is absent.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import re
@@ -36,6 +35,7 @@ import cv2
 import numpy as np
 
 from companion.board import Board, Harbor, Hex, base_frame, hex_center, rows_of
+from vision.bench_chips import evaluate_chips
 from vision.read_board import is_certain, read_board
 from vision.register import project
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
@@ -235,19 +235,11 @@ def _board(which: int, rng: np.random.Generator) -> Board:
 
 
 def coins(datasets: Path) -> dict[str, Any] | None:
-    """read-chip accuracy on coins-dev, when the chip bench and the data exist."""
+    """read-chip accuracy on coins-dev, when the data exist."""
     directory = datasets / "coins-dev"
     if not directory.is_dir():
         return None
-    try:
-        module = importlib.import_module("vision.bench_chips")
-    except ImportError:
-        return None
-    evaluate = getattr(module, "evaluate_chips", None)
-    if evaluate is None:
-        return None
-    result: dict[str, Any] = evaluate(directory)
-    return result
+    return evaluate_chips(directory)
 
 
 def real_boards(datasets: Path) -> dict[str, Any] | None:
