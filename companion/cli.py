@@ -41,6 +41,7 @@ BENCHES: dict[str, tuple[str, str]] = {
     "setup": ("companion.benches.setup", "boards generated per second"),
     "vision": ("vision.bench", "board and chip reading accuracy and speed"),
     "tracking": ("vision.bench_tracking", "live tracking on a synthetic video"),
+    "register": ("vision.bench_register", "board registration alone on synthetic renders"),
     "serial": ("firmware_bridge.bench", "dice tower protocol round trips and faults"),
     "table": ("companion.benches.table", "button press to LEDs and page"),
     "demo": ("companion.benches.demo", "the demo's CPU use and its camera's moves"),

@@ -2,7 +2,7 @@
 
 ``bench vision`` scores whole readings; this looks at the stage they all stand on::
 
-    .venv/bin/python -m vision.bench_register --renders 60 --seed 1 [--json]
+    catan-companion bench register --renders 60 --seed 1 [--json]
 
 The renders are ``bench vision``'s own (same boards, same hard conditions for a seed), so
 the two benches' figures can be read side by side. Per render:
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from typing import Any
 
@@ -123,26 +122,26 @@ def synthetic_registration(renders: int, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: print the registration figures (one JSON document with ``--json``)."""
-    parser = argparse.ArgumentParser(prog="python -m vision.bench_register", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the bench's arguments."""
     parser.add_argument("--renders", type=int, default=60, help="renders to register (60)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the renders (0)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the registration figures (one JSON document with ``--json``)."""
     if args.renders < 1:
-        parser.error("--renders must be at least 1")
+        raise ValueError("--renders must be at least 1")
     cv2.setNumThreads(1)
     result = synthetic_registration(args.renders, args.seed)
-    given = sys.argv[1:] if argv is None else argv
-    result["command"] = " ".join(["python -m vision.bench_register", *given])
+    result["command"] = (
+        f"catan-companion bench register --renders {args.renders} --seed {args.seed}"
+        + (" --json" if args.json else "")
+    )
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
             print(f"{key}: {value}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

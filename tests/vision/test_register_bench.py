@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from vision.bench_register import TOLERANCE, centre_error, main, missed_chips
+from companion.cli import main
+from vision.bench_register import TOLERANCE, centre_error, missed_chips
 from vision.register import ChipCandidate
 
 
@@ -29,14 +30,14 @@ def test_centre_error_is_the_worst_true_centre_in_hex_radii() -> None:
 
 
 def test_one_render_through_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--renders", "1", "--seed", "3", "--json"]) == 0
+    assert main(["bench", "register", "--renders", "1", "--seed", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["renders"] == 1
-    assert result["command"] == "python -m vision.bench_register --renders 1 --seed 3 --json"
+    assert result["command"] == "catan-companion bench register --renders 1 --seed 3 --json"
     assert 0 <= result["chips_missed_by_candidates"] <= result["visible_chips"]
     assert result["refused_as_no_board"] + (result["median_register_cpu_s"] is not None) == 1
 
 
-def test_bad_render_count_is_refused() -> None:
-    with pytest.raises(SystemExit):
-        main(["--renders", "0"])
+def test_bad_render_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "register", "--renders", "0"]) == 2
+    assert "--renders must be at least 1" in capsys.readouterr().err
