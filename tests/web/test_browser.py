@@ -576,6 +576,38 @@ def _coastal_corner(game: Game) -> str:
     raise AssertionError("no coastal corner")
 
 
+def test_an_action_made_while_the_page_connects_reaches_its_log(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The page loaded the state before the action, its stream opens after it: the stream's
+    first snapshot carries no events, so the page asks for the ones it missed."""
+    table = make_table(tmp_path / "g.sqlite")
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0))
+    context = browser.new_context()
+    page = context.new_page()
+    acted: list[bool] = []
+
+    def act_then_open(route: Any) -> None:
+        if not acted:
+            acted.append(True)
+            action = inspect(table, lambda g: g.legal_actions()[0])
+            table.call(ApplyAction(action, source="test"))
+        route.continue_()
+
+    try:
+        page.route("**/api/events", act_then_open)
+        page.goto(server.url)
+        page.wait_for_function("() => Number(document.body.dataset.version) >= 1")
+        page.wait_for_function(
+            "() => document.getElementById('log').textContent.includes('settlement')"
+        )
+        assert "Nothing yet" not in page.text_content("#log")
+    finally:
+        context.close()
+        server.close()
+        table.stop()
+
+
 def test_names_are_shown_as_text_never_as_markup(browser: Any, tmp_path: Path) -> None:
     """A player named like HTML is printed as it is: nothing of it becomes part of the page."""
     name = '<img src=x onerror="document.body.dataset.hacked=1">'

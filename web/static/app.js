@@ -96,6 +96,14 @@ async function boot() {
 function connect() {
   openUpdates(setState, remember, {
     camera: () => refreshCamera(),
+    missed: () => {
+      api("/api/state").then((state) => {
+        const known = S.log.length ? S.log[S.log.length - 1].version : -1;
+        for (const item of state.recent || []) {
+          if (item.version > known) remember(item.version, item.events);
+        }
+      }).catch(() => { /* the next update brings the page up to date */ });
+    },
     offers: (data) => {
       S.offers = data.offers;
       renderOffers();

@@ -85,7 +85,11 @@ function openUpdates(setState, remember, listeners = {}) {
       window.location.reload();
       return;
     }
+    // A snapshot ahead of the page (updates made between the page's load and this stream, or
+    // dropped while it lagged) carries no events: the page asks for what it missed.
+    const behind = S.state && state.version > S.state.version;
     setState(state);
+    if (behind && listeners.missed) listeners.missed();
   });
   source.addEventListener("update", (e) => {
     const update = JSON.parse(e.data);
@@ -94,7 +98,7 @@ function openUpdates(setState, remember, listeners = {}) {
     if (listeners.update) listeners.update(update);
   });
   for (const [name, listener] of Object.entries(listeners)) {
-    if (name !== "update") source.addEventListener(name, (e) => listener(JSON.parse(e.data)));
+    if (name !== "update" && name !== "missed") source.addEventListener(name, (e) => listener(JSON.parse(e.data)));
   }
 }
 
