@@ -71,6 +71,13 @@ _MIN_SEA_SPREAD = 6.0
 _SEA_SPREADS = 4.0
 # Where the sea is sampled: distances (hex radii) from a chip cell's centre across a side.
 _SEA_REACH = (1.0, 1.15, 1.3)
+# The table is sampled in a strip this wide (fraction of the short side) along the image's
+# edges, at least this far (hex radii) from every chip: beyond the band of a land hex (with
+# no chip, a desert) next to a chip.
+_EDGE_STRIP = 0.03
+_TABLE_REACH = 3.5
+# Table and sea closer than this (in sea spreads) are taken for one colour.
+_SAME_COLOUR = 2.0
 # A frame whose surrounding band is less sea than this is no board's (a board's band is
 # 0.3..0.95 sea on the real photos, with pieces, harbours and hands on it; 0.64..1 on renders).
 _MIN_BAND_SEA = 0.1
@@ -875,7 +882,9 @@ def board_sea_mask(bgr: np.ndarray, h: np.ndarray, chips: set[Hex]) -> np.ndarra
     colour is learned from the cells next to the chips (the frame's band, and the sea inside
     a Seafarers map): the pixels there that pass the hue test give its median CIELAB colour
     and spread, and only pixels within :data:`_SEA_SPREADS` spreads of it are kept. With too
-    few such pixels the hue test alone is returned.
+    few such pixels the hue test alone is returned. A table that still passes (the sea's
+    spread of lightness is wide: waves, shadows, the lamp's fall-off) is sampled along the
+    image's edges (:func:`_table_colour`), and each pixel goes to the nearer of the two colours.
 
     Args:
         bgr: the work image, uint8 (H, W, 3).
@@ -912,7 +921,62 @@ def board_sea_mask(bgr: np.ndarray, h: np.ndarray, chips: set[Hex]) -> np.ndarra
     # Within so many spreads on every channel: a box in CIELAB, which inRange cuts at once.
     lo = np.clip(np.ceil(centre - _SEA_SPREADS * spread), 0, 255)
     hi = np.clip(np.floor(centre + _SEA_SPREADS * spread), 0, 255)
-    return blue & (cv2.inRange(lab, lo, hi) > 0)
+    sea = blue & (cv2.inRange(lab, lo, hi) > 0)
+    table = _table_colour(lab, blue, h, chips)
+    if table is None:
+        return sea
+    # A blue-grey table inside the sea's box: each pixel goes to the nearer of the two colours.
+    t_centre, t_spread = table
+    if np.sum(((t_centre - centre) / spread) ** 2) < _SAME_COLOUR**2:
+        # The "table" is the sea's colour: the sea itself reaching the image's edge, or a
+        # table nothing tells from it.
+        return sea
+    ys, xs = np.nonzero(sea)
+    px = lab[ys, xs].astype(np.float32)
+    to_sea = np.sum(((px - centre) / spread) ** 2, axis=1)
+    to_table = np.sum(((px - t_centre) / t_spread) ** 2, axis=1)
+    sea[ys[to_table < to_sea], xs[to_table < to_sea]] = False
+    return sea
+
+
+def _table_colour(
+    lab: np.ndarray, blue: np.ndarray, h: np.ndarray, chips: set[Hex]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The median CIELAB colour and spread of the blue-looking table, or None.
+
+    The table is sampled along the image's edges, away from the chips (beyond the band of any
+    land hex next to them, or beyond the lattice's horizon); only the samples passing the blue
+    test matter, since only those could be taken for sea. None when fewer than
+    :data:`_MIN_SEA_SAMPLES` are blue.
+    """
+    hh, ww = blue.shape
+    m = max(1, int(_EDGE_STRIP * min(hh, ww)))
+    xs = np.arange(0, ww, 4)
+    ys = np.arange(0, hh, 4)
+    edge = np.concatenate(
+        [
+            np.stack(np.meshgrid(xs, np.arange(0, m, 2)), -1).reshape(-1, 2),
+            np.stack(np.meshgrid(xs, np.arange(hh - m, hh, 2)), -1).reshape(-1, 2),
+            np.stack(np.meshgrid(np.arange(0, m, 2), ys), -1).reshape(-1, 2),
+            np.stack(np.meshgrid(np.arange(ww - m, ww, 2), ys), -1).reshape(-1, 2),
+        ]
+    )
+    edge = edge[blue[edge[:, 1], edge[:, 0]]]
+    if len(edge) < _MIN_SEA_SAMPLES:
+        return None
+    p = np.hstack([edge, np.ones((len(edge), 1))]) @ np.linalg.inv(h).T
+    # Behind the camera's horizon (w <= 0) a pixel is far from the board: table or wall.
+    far = p[:, 2] <= 0
+    near = ~far
+    plane = p[near, :2] / p[near, 2:3]
+    centres = axial_to_plane(np.array(sorted(chips)))
+    far[near] = cKDTree(centres).query(plane)[0] > _TABLE_REACH
+    seen = lab[edge[far, 1], edge[far, 0]].astype(np.float32)
+    if len(seen) < _MIN_SEA_SAMPLES:
+        return None
+    centre = np.median(seen, axis=0)
+    spread = np.maximum(1.4826 * np.median(np.abs(seen - centre), axis=0), _MIN_SEA_SPREAD)
+    return centre, spread
 
 
 def _sample(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
