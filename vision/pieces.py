@@ -59,6 +59,7 @@ from companion.board import (
 )
 from vision.site_ground import (
     GROUND_RARE,
+    GroundDensities,
     GroundModel,
     blob_colour,
     lab_to_linear,
@@ -157,6 +158,12 @@ _SIDE_SHIFTS = (0.0, -0.04, 0.04, -0.08, 0.08)
 _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be there
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
 _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a city
+#: Ground model (single photos): a building whose colour spreads more than this many times
+#: the lower quartile of the photo's buildings' spreads is a city (:func:`cities_by_spread`).
+#: Chosen on renders with layout E of boards-dev as the check (docs/vision-tracking.md).
+CITY_SPREAD = 1.25
+_SPREAD_QUORUM = 3  # buildings measured before any is compared with the others
+_SPREAD_PIXELS = 12  # a building's own pixels needed for its spread to be measured
 # Ground model: a pixel is of a piece's colour when its hue is this near (radians).
 _OWN_HUE = math.radians(25.0)
 _SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
@@ -480,6 +487,8 @@ class _Sites:
     # shift times the number of sites): a real piece stands near its site, not on it.
     vcore_near: tuple[np.ndarray, np.ndarray] | None = None
     estrip_near: tuple[np.ndarray, np.ndarray] | None = None
+    # Ground model only: each corner's area disc off its sides' road bands (a building's body).
+    vbody: tuple[np.ndarray, np.ndarray] | None = None
 
 
 class PieceDetector:
@@ -721,6 +730,13 @@ class PieceDetector:
                 memo[key] = (np.flatnonzero(band),)
             return memo[key][0]
 
+        def body_of(p: np.ndarray, fars: list[np.ndarray]) -> np.ndarray:
+            key = ("body", b"".join((far - p).tobytes() for far in fars))
+            if key not in memo:
+                bands = [band_of(p, far) for far in fars]
+                memo[key] = (np.setdiff1d(area, np.concatenate(bands)),)
+            return memo[key][0]
+
         def ground_of(first: float) -> tuple[np.ndarray, ...]:
             key = ("ground", np.float64(first).tobytes())
             if key not in memo:
@@ -774,6 +790,7 @@ class PieceDetector:
         eoff: list[tuple[int, int, np.ndarray, int]] = []
         eground: list[tuple[int, int, np.ndarray, int]] = []
         vnear: list[tuple[int, int, np.ndarray, int]] = []
+        vbody: list[tuple[int, int, np.ndarray, int]] = []
         enear: list[tuple[int, int, np.ndarray, int]] = []
         n_v, n_e = len(t.vertices), len(t.edges)
         vband_edge = -np.ones((len(t.vertices), 3), np.int64)
@@ -796,6 +813,8 @@ class PieceDetector:
                 fars.append(far)
                 vband.append((cx, cy, band_of(p, far), v * 3 + slot))
                 vband_edge[v, slot] = e
+            if near:
+                vbody.append((cx, cy, body_of(p, fars), v))
             # The corner's three sides leave it 120 degrees apart (also those off the board,
             # at its rim); the hexes lie between them.
             d = fars[0] - p
@@ -836,6 +855,7 @@ class PieceDetector:
         )
         if near:
             sites.vcore_near, sites.estrip_near = cat(vnear), cat(enear)
+            sites.vbody = cat(vbody)
         sites.vsize = {
             "vcore": np.bincount(sites.vcore[1], minlength=n_v),
             "varea": np.bincount(sites.varea[1], minlength=n_v),
@@ -971,14 +991,14 @@ class PieceDetector:
         vfrac = vcore[:, 2:] / v_size[:, None]
         vbest = np.argmax(vfrac, axis=1)
         if self._ground is not None:
-            border = _border_pixels(norm, *self._anchor_of(covered))
+            dens = self._ground.densities(norm, _border_pixels(norm, *self._anchor_of(covered)))
             # A ship across its side covers less of the strip than a road along it.
             bar = np.where(self.sea_edges, _PRESENT / 2, _PRESENT)
             best, best_frac = self._ground_sites(
-                norm, lab, border, s.estrip_near, self._ground.edge_samples, n_e, bar
+                norm, lab, dens, s.estrip_near, self._ground.edge_samples, n_e, bar
             )
             vbest, vf = self._ground_sites(
-                norm, lab, border, s.vcore_near, self._ground.vertex_samples, n_v
+                norm, lab, dens, s.vcore_near, self._ground.vertex_samples, n_v
             )
             vfrac = np.zeros((n_v, k))
             vfrac[np.arange(n_v), vbest] = vf
@@ -988,7 +1008,7 @@ class PieceDetector:
             # sides, those whose own colour the ground does not explain off the road band.
             held = self.sea_edges & (best_frac >= _PRESENT / 2)
             off_frac = self._own_fraction(
-                norm, lab, border, s.eoff, self._ground.edge_samples, best, held
+                norm, lab, dens, s.eoff, self._ground.edge_samples, best, held
             )
         for e in range(n_e):
             if e_cov[e] > _COVERED:
@@ -1021,10 +1041,14 @@ class PieceDetector:
             # on the roads around the corner.
             area = varea[v, c + 2] - vband[v, :, c + 2].sum()
             v_area[v] = varea[v, c + 2] / unit2
-            v_state[v] = state_code(c, area / unit2 > _CITY_AREA)
+            # The ground model tells cities below, by their size among the photo's buildings.
+            v_state[v] = state_code(c, self._ground is None and area / unit2 > _CITY_AREA)
             v_conf[v] = _confidence(f, _PRESENT)
         if self._ground is not None:
             _distance_rule(v_state, v_conf, vfrac.max(axis=1), t.vertex_neighbours)
+            held = v_state > EMPTY
+            spread = self._spreads(norm, lab, dens, (v_state - 1) // 2, held)
+            v_state[held & cities_by_spread(spread, held)] += 1
         return SiteReadings(
             t.vertices, t.edges, v_state, e_state, v_conf, e_conf, v_area, self.colours
         )
@@ -1036,11 +1060,64 @@ class PieceDetector:
         keep = ~covered.ravel()[self._anchor[0]]
         return self._anchor[0][keep], self._anchor[1][keep]
 
+    def _own_pixels(
+        self,
+        norm: np.ndarray,
+        lab: np.ndarray,
+        dens: GroundDensities,
+        region: tuple[np.ndarray, np.ndarray],
+        samples: np.ndarray,
+        colour: np.ndarray,
+        which: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pixels of the sites ``which`` (bool) of ``region``: (flat indices, site numbers,
+        bool: the ground does not explain the pixel and its hue is that of the site's
+        ``colour``, a colour index per site)."""
+        assert self._ground is not None
+        idx, site = region
+        keep = which[site]
+        idx, site = idx[keep], site[keep]
+        common = self._ground.commonness(dens, (idx, site), samples)
+        linear = to_linear(norm.reshape(-1, 3)[idx])
+        refs = np.array([self._linear[c] for c in self.colours])[colour[site]]
+        cos = np.einsum("ij,ij->i", linear, refs) / (
+            np.linalg.norm(linear, axis=1) * np.linalg.norm(refs, axis=1) + 1e-12
+        )
+        own = (common < GROUND_RARE) & (lab[idx] != -2) & (cos > math.cos(_OWN_HUE))
+        return idx, site, own
+
+    def _spreads(
+        self,
+        norm: np.ndarray,
+        lab: np.ndarray,
+        dens: GroundDensities,
+        colour: np.ndarray,
+        which: np.ndarray,
+    ) -> np.ndarray:
+        """Per corner (float64, hex radii): how far a building's own colour spreads, the root
+        mean square distance of its pixels from their centroid within its area disc off the
+        road bands (:func:`cities_by_spread`); NaN where no building is (``which``) or too
+        few of its pixels are seen."""
+        assert self._ground is not None and self._sites.vbody is not None
+        n = len(which)
+        idx, site, own = self._own_pixels(
+            norm, lab, dens, self._sites.vbody, self._ground.vertex_samples, colour, which
+        )
+        idx, site = idx[own], site[own]
+        w = self.size[0]
+        x, y = (idx % w).astype(np.float64), (idx // w).astype(np.float64)
+        count = np.bincount(site, minlength=n).astype(np.float64)
+        safe = np.maximum(count, 1.0)
+        mx, my = (np.bincount(site, weights=c, minlength=n) / safe for c in (x, y))
+        var = np.bincount(site, weights=x * x + y * y, minlength=n) / safe - mx * mx - my * my
+        spread = np.sqrt(np.maximum(var, 0.0)) / self.px
+        return np.where(which & (count >= _SPREAD_PIXELS), spread, np.nan)
+
     def _own_fraction(
         self,
         norm: np.ndarray,
         lab: np.ndarray,
-        border: np.ndarray,
+        dens: GroundDensities,
         region: tuple[np.ndarray, np.ndarray],
         samples: np.ndarray,
         colour: np.ndarray,
@@ -1049,26 +1126,16 @@ class PieceDetector:
         """Per site of ``region`` (float64, 0..1): the fraction of its pixels that the ground
         does not explain and whose hue is that of the site's ``colour`` (colour indices); for
         the sites ``which`` (bool) only, 0 elsewhere."""
-        assert self._ground is not None
-        idx, site = region
         n = len(which)
-        sizes = np.maximum(np.bincount(site, minlength=n), 1)
-        keep = which[site]
-        idx, site = idx[keep], site[keep]
-        common = self._ground.commonness(norm, border, (idx, site), samples)
-        linear = to_linear(norm.reshape(-1, 3)[idx])
-        refs = np.array([self._linear[c] for c in self.colours])[colour[site]]
-        cos = np.einsum("ij,ij->i", linear, refs) / (
-            np.linalg.norm(linear, axis=1) * np.linalg.norm(refs, axis=1) + 1e-12
-        )
-        own = (common < GROUND_RARE) & (lab[idx] != -2) & (cos > math.cos(_OWN_HUE))
+        sizes = np.maximum(np.bincount(region[1], minlength=n), 1)
+        _, site, own = self._own_pixels(norm, lab, dens, region, samples, colour, which)
         return np.bincount(site, weights=own, minlength=n) / sizes
 
     def _ground_sites(
         self,
         norm: np.ndarray,
         lab: np.ndarray,
-        border: np.ndarray,
+        dens: GroundDensities,
         region: tuple[np.ndarray, np.ndarray] | None,
         samples: np.ndarray,
         n: int,
@@ -1082,7 +1149,7 @@ class PieceDetector:
         idx, shifted = region
         shifts = int(shifted.max()) // n + 1
         all_samples = np.tile(samples, (shifts, 1))
-        common = self._ground.commonness(norm, border, region, all_samples)
+        common = self._ground.commonness(dens, region, all_samples)
         foreign = (common < GROUND_RARE) & (lab[idx] != -2)
         fracs = np.bincount(shifted, weights=foreign, minlength=n * shifts) / np.maximum(
             np.bincount(shifted, minlength=n * shifts), 1
@@ -1216,6 +1283,38 @@ def _distance_rule(
         for u in neighbours[v]:
             if state[u] > EMPTY:
                 state[u], conf[u] = EMPTY, 0.5
+
+
+def cities_by_spread(spread: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """Which buildings are cities, by how far each one's colour spreads among the photo's.
+
+    A city is larger than a settlement; how large either looks depends on the camera, the
+    light, the plastic and how tall the pieces stand, but all the buildings of one photo
+    share those. So a building is a city when its spread exceeds :data:`CITY_SPREAD` times the
+    lower quartile of the measured buildings' spreads (the settlements', while most
+    buildings are not cities); with fewer than :data:`_SPREAD_QUORUM` buildings measured,
+    or a photo of cities only, all read as settlements.
+
+    Args:
+        spread: float (V,) per corner, NaN where not measured (see ``PieceDetector._spreads``).
+        held: bool (V,) the corners that hold a building.
+
+    Returns:
+        bool (V,), True for the cities.
+
+    >>> held = np.ones(5, bool)
+    >>> cities_by_spread(np.array([0.13, 0.14, 0.13, 0.18, np.nan]), held).tolist()
+    [False, False, False, True, False]
+    >>> cities_by_spread(np.array([0.13, 0.18, np.nan, np.nan, np.nan]), held).tolist()
+    [False, False, False, False, False]
+    """
+    measured = held & np.isfinite(spread)
+    out = np.zeros(len(spread), bool)
+    if measured.sum() < _SPREAD_QUORUM:
+        return out
+    ref = float(np.quantile(spread[measured], 0.25))
+    out[measured] = spread[measured] > CITY_SPREAD * ref
+    return out
 
 
 def _confidence(value: float, threshold: float) -> float:

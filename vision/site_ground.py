@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -133,6 +134,20 @@ def blob_colour(
     return best
 
 
+@dataclass(frozen=True)
+class GroundDensities:
+    """One frame's ground (:meth:`GroundModel.densities`).
+
+    Attributes:
+        codes: int64 (H * W,) every top-view pixel's cell of the colour cube.
+        near: float64 (samples * cells,) per ground sample and cell, the fraction of the
+            sample's pixels in that cell or one of its 26 neighbours.
+    """
+
+    codes: np.ndarray
+    near: np.ndarray
+
+
 class GroundModel:
     """The ground samples of one registered board's top view, and the foreign-pixel test.
 
@@ -197,35 +212,20 @@ class GroundModel:
         self.vertex_samples = np.array([r + [-1] * (width - len(r)) for r in rows_v], np.int64)
         self.edge_samples = np.array([r + [-1] * (width - len(r)) for r in rows_e], np.int64)
 
-    def commonness(
-        self,
-        norm: np.ndarray,
-        border_idx: np.ndarray,
-        region: tuple[np.ndarray, np.ndarray],
-        site_samples: np.ndarray,
-    ) -> np.ndarray:
-        """How common each pixel's colour is in its site's ground: the highest, over the
-        site's samples, of the fraction of the sample's pixels with nearly that colour (a
-        pixel is *foreign* below :data:`GROUND_RARE`).
+    def densities(self, norm: np.ndarray, border_idx: np.ndarray) -> GroundDensities:
+        """This frame's ground: how common every colour is in every sample (once per frame;
+        :meth:`commonness` looks sites' pixels up in it).
 
         Args:
             norm: float32 (H, W, 3) light-normalised top view (BGR, 255 the reference's
                 white, unclipped).
             border_idx: flat indices of this frame's tile-border pixels.
-            region: (flat pixel indices, site numbers) of the sites' pixels.
-            site_samples: int (sites, k) sample ids per site (:attr:`vertex_samples` ...).
-
-        Returns:
-            float64 (N,) per pixel of ``region``, 0..1.
         """
         n = _LEVELS
         level = np.sqrt(np.maximum(norm.reshape(-1, 3), 0.0) / _TOP) * n
         q = np.minimum(level, n - 1).astype(np.int64)
         cells = n**3
-
-        def code(v: np.ndarray) -> np.ndarray:
-            return (v[..., 0] * n + v[..., 1]) * n + v[..., 2]
-
+        codes = (q[:, 0] * n + q[:, 1]) * n + q[:, 2]
         sample = np.concatenate(
             [
                 self.art[1],
@@ -234,15 +234,36 @@ class GroundModel:
             ]
         )
         pix = np.concatenate([self.art[0], border_idx, self.coast])
-        hist = np.bincount(sample * cells + code(q[pix]), minlength=(self.n_hex + 2) * cells)
+        hist = np.bincount(sample * cells + codes[pix], minlength=(self.n_hex + 2) * cells)
         sizes = np.maximum(np.bincount(sample, minlength=self.n_hex + 2), 1).astype(np.float64)
         # Each cell's count with its 26 neighbours' (the cube's faces repeat outwards).
         box = ndimage.uniform_filter(
             hist.reshape(-1, n, n, n).astype(np.float64), size=(1, 3, 3, 3), mode="nearest"
         )
-        near = np.rint(box * 27.0).reshape(-1)
+        near = np.rint(box * 27.0).reshape(self.n_hex + 2, cells) / sizes[:, None]
+        return GroundDensities(codes, near.reshape(-1))
+
+    def commonness(
+        self,
+        dens: GroundDensities,
+        region: tuple[np.ndarray, np.ndarray],
+        site_samples: np.ndarray,
+    ) -> np.ndarray:
+        """How common each pixel's colour is in its site's ground: the highest, over the
+        site's samples, of the fraction of the sample's pixels with nearly that colour (a
+        pixel is *foreign* below :data:`GROUND_RARE`).
+
+        Args:
+            dens: this frame's :meth:`densities`.
+            region: (flat pixel indices, site numbers) of the sites' pixels.
+            site_samples: int (sites, k) sample ids per site (:attr:`vertex_samples` ...).
+
+        Returns:
+            float64 (N,) per pixel of ``region``, 0..1.
+        """
+        cells = _LEVELS**3
         idx, site = region
-        own = code(q[idx])
+        own = dens.codes[idx]
         common = np.zeros(len(idx))
         # The coast explains only what lies off the land: the frame's sea is the renderer's
         # blue and real boards' too, and a blue piece on a rim corner stands half on land.
@@ -250,6 +271,5 @@ class GroundModel:
         for col in range(site_samples.shape[1]):
             s = site_samples[site, col]
             ok = np.flatnonzero((s >= 0) & ~((s == self.n_hex + 1) & on_land))
-            dens = near[s[ok] * cells + own[ok]] / sizes[s[ok]]
-            common[ok] = np.maximum(common[ok], dens)
+            common[ok] = np.maximum(common[ok], dens.near[s[ok] * cells + own[ok]])
         return common
