@@ -373,6 +373,8 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     # Seeds: the largest blobs (chips are among the largest light discs; the many small ones
     # from carpets or textures only serve as neighbours).
     seeds = np.argsort(-rad)[:_MAX_SEEDS]
+    # Lattice (1,0) -> u and (0,1) -> v, as an affine map of the board plane.
+    to_basis = np.linalg.inv(axial_to_plane(np.array([[1, 0], [0, 1]])).T)
     for i in seeds:
         # A candidate the best lattice so far already explains would only propose it again.
         if best is not None and best[1][i]:
@@ -380,29 +382,15 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
         ratio = d[i] / rad[i]
         near = np.nonzero((ratio > 2.8) & (ratio < 7.0) & (np.abs(np.log(rad / rad[i])) < 0.4))[0]
         near = near[np.argsort(d[i, near])][:10]
-        for a in range(len(near)):
-            for b in range(len(near)):
-                j, k = near[a], near[b]
-                if j == k:
-                    continue
-                u, v = pts[j] - pts[i], pts[k] - pts[i]
-                cross = u[0] * v[1] - u[1] * v[0]
-                cosang = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v))
-                # Keep one of the two orders: v must be counter-clockwise of u in image terms.
-                if cross <= 0 or not 0.05 < cosang < 0.85:
-                    continue
-                if not 0.6 < np.linalg.norm(u) / np.linalg.norm(v) < 1.65:
-                    continue
-                # Lattice (1,0) -> u and (0,1) -> v, as an affine map of the board plane.
-                basis = axial_to_plane(np.array([[1, 0], [0, 1]]))
-                lin = np.column_stack([u, v]) @ np.linalg.inv(basis.T)
-                aff = np.eye(3)
-                aff[:2, :2] = lin
-                aff[:2, 2] = pts[i] - lin @ np.zeros(2)
-                inl = _inliers(aff, pts, rad, rad[i])
-                score = _score(aff, pts, rad, rad[i])
-                if best is None or score > best_score:
-                    best, best_score, best_h = (i, inl), score, aff
+        for j, k in _basis_pairs(pts[near] - pts[i]):
+            u, v = pts[near[j]] - pts[i], pts[near[k]] - pts[i]
+            lin = np.column_stack([u, v]) @ to_basis
+            aff = np.eye(3)
+            aff[:2, :2] = lin
+            aff[:2, 2] = pts[i] - lin @ np.zeros(2)
+            score, inl = _score(aff, pts, rad, rad[i])
+            if best is None or score > best_score:
+                best, best_score, best_h = (i, inl), score, aff
     if best is None or best[1].sum() < 4:
         return None
     h = best_h
@@ -468,6 +456,20 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
             key = (int(rounded[idx, 0]), int(rounded[idx, 1]))
             cells.setdefault(key, int(idx))
     return h, cells
+
+
+def _basis_pairs(offsets: np.ndarray) -> list[tuple[int, int]]:
+    """The pairs ``(j, k)`` of offsets from a seed (``offsets`` (N, 2), pixels) that may be the
+    lattice's two basis vectors, in the order of a double loop over j then k: ``v`` = offset
+    k counter-clockwise of ``u`` = offset j (in image terms: one of the two orders), between
+    about 30 and 87 degrees apart, of similar lengths."""
+    u, v = offsets[:, None, :], offsets[None, :, :]
+    cross = u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+    length = np.linalg.norm(offsets, axis=1)
+    cosang = (u[..., 0] * v[..., 0] + u[..., 1] * v[..., 1]) / np.outer(length, length)
+    ratio = length[:, None] / length[None, :]
+    ok = (cross > 0) & (cosang > 0.05) & (cosang < 0.85) & (ratio > 0.6) & (ratio < 1.65)
+    return [(int(j), int(k)) for j, k in zip(*np.nonzero(ok), strict=True)]
 
 
 # Growth: position (hex radii) and size (log of the plane radius ratio) tolerances of a
@@ -710,24 +712,28 @@ def _robust_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
 _CHANCE = 0.2
 
 
-def _score(h: np.ndarray, pts: np.ndarray, rad: np.ndarray, ref_radius: float) -> float:
+def _score(
+    h: np.ndarray, pts: np.ndarray, rad: np.ndarray, ref_radius: float
+) -> tuple[float, np.ndarray]:
     """How well a lattice explains the candidates, corrected for chance.
 
     Inliers count by their area (chips are the largest discs on the lattice); from that is
     taken what blobs of the same size scattered at random over the same part of the lattice
     would score (carpets and textures make hundreds of small blobs, and a fine lattice catches
     a sixth of them by chance; real chips sit on the lattice nearly all).
+
+    Returns the score and the inlier mask (see :func:`_inliers`).
     """
     inl, same_size = _inliers(h, pts, rad, ref_radius, with_sizes=True)
     # Fewer than five discs is no lattice worth the name (three light hexes make one).
     if inl.sum() < 5:
-        return 0.0
+        return 0.0, inl
     cells = plane_to_axial(project(np.linalg.inv(h), pts))
     lo = cells[inl].min(axis=0) - 1.0
     hi = cells[inl].max(axis=0) + 1.0
     region = np.all((cells >= lo) & (cells <= hi), axis=1)
     area = rad**2
-    return float(area[inl].sum() - _CHANCE * area[same_size & region].sum())
+    return float(area[inl].sum() - _CHANCE * area[same_size & region].sum()), inl
 
 
 def _inliers(
