@@ -370,6 +370,7 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
     best: tuple[int, np.ndarray] | None = None
     best_score, best_h = 0.0, np.eye(3)
+    proposals: list[tuple[int, np.ndarray, np.ndarray]] = []
     # Seeds: the largest blobs (chips are among the largest light discs; the many small ones
     # from carpets or textures only serve as neighbours).
     seeds = np.argsort(-rad)[:_MAX_SEEDS]
@@ -389,10 +390,15 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
             aff[:2, :2] = lin
             aff[:2, 2] = pts[i] - lin @ np.zeros(2)
             score, inl = _score(aff, pts, rad, rad[i])
+            if score > 0:
+                proposals.append((i, inl, aff))
             if best is None or score > best_score:
                 best, best_score, best_h = (i, inl), score, aff
     if best is None or best[1].sum() < 4:
         return None
+    finer = _finer_lattice(best[1], best_h, pts, proposals)
+    if finer is not None:
+        best, best_h = (finer[0], finer[1]), finer[2]
     h = best_h
     seed = pts[best[0]]
     ref_rad = float(np.median(rad[best[1]]))
@@ -470,6 +476,45 @@ def _basis_pairs(offsets: np.ndarray) -> list[tuple[int, int]]:
     ratio = length[:, None] / length[None, :]
     ok = (cross > 0) & (cosang > 0.05) & (cosang < 0.85) & (ratio > 0.6) & (ratio < 1.65)
     return [(int(j), int(k)) for j, k in zip(*np.nonzero(ok), strict=True)]
+
+
+def _finer_lattice(
+    inl: np.ndarray,
+    h: np.ndarray,
+    pts: np.ndarray,
+    proposals: list[tuple[int, np.ndarray, np.ndarray]],
+) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """The proposal that refines the lattice ``h`` (inliers ``inl``), or None.
+
+    Proposals are scored by the area they explain, so a coarser lattice through a few big
+    blobs (the deserts, chips merged with a mountain's snow) can outscore the chips' own: it
+    then leaves the many chip-sized discs between its points unexplained. A finer lattice
+    whose points also pass through the coarse one's inliers and that explains more discs
+    contains it, and is the board's. Of such ``(seed, inliers, map)`` proposals, the one
+    with the most inliers is returned.
+    """
+
+    def spacing(m: np.ndarray) -> float:
+        return math.sqrt(abs(float(np.linalg.det(m[:2, :2]))))
+
+    best: tuple[int, np.ndarray, np.ndarray] | None = None
+    most = int(inl.sum())
+    for seed, p_inl, m in proposals:
+        if int(p_inl.sum()) <= most or spacing(m) > _FINER * spacing(h):
+            continue
+        plane = project(np.linalg.inv(m), pts[inl])
+        resid = np.linalg.norm(plane - axial_to_plane(round_axial(plane_to_axial(plane))), axis=1)
+        if np.mean(resid < _TOLERANCE) >= _CONTAINED:
+            best, most = (seed, p_inl, m), int(p_inl.sum())
+    return best
+
+
+# A lattice refines another when its spacing is at most this fraction of the other's (a
+# sublattice of the hex lattice is at least sqrt(3) times coarser; the margin is for the
+# perspective between the two proposals' seeds) and this share of the other's inliers sit on
+# its points.
+_FINER = 0.7
+_CONTAINED = 0.8
 
 
 # Growth: position (hex radii) and size (log of the plane radius ratio) tolerances of a
