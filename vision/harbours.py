@@ -104,6 +104,13 @@ _COLOURED = 20.0
 # Score given to a kind that does not fit (and floor of any score) in the joint log-score.
 _SCORE_FLOOR = 0.01
 
+#: Pixel classes of the printed icons whose colour nothing else off a coast has (CIELAB,
+#: white-balanced on the chips): the current art's red bricks and golden sheaf, and the
+#: renderer's tokens of those colours. Sea, beach, piers, the "3:1" text and the grey icons
+#: (ore's rocks, wool's sheep, lumber's logs) fall in neither. Brick is redder than yellow
+#: (skin, wood and the beach are not); grain is yellow without red (orange pieces are not).
+_ICON_CLASSES = ("brick", "grain")
+
 
 @dataclass(frozen=True)
 class SiteReading:
@@ -393,6 +400,113 @@ def read_sites(
     return readings
 
 
+def _icon_classes(px: np.ndarray) -> np.ndarray:
+    """Boolean (N, 2): is each CIELAB pixel of brick's, grain's icon colour?"""
+    a, b = px[:, 1], px[:, 2]
+    brick = (a > 15.0) & (b > 0.0) & (a >= b)
+    grain = (b > 25.0) & (a > -10.0) & (a < 15.0)
+    return np.column_stack([brick, grain])
+
+
+def read_icons(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+    *,
+    out: float = 0.43,
+    radius: float = 0.17,
+    ring: float = 0.15,
+    min_sea: float = 0.4,
+    beach: float = 0.15,
+    wide: float = 0.45,
+    middle: float = 0.04,
+    width: float = 0.012,
+) -> dict[Site, tuple[str, float]]:
+    """The harbours told by an icon colour only one resource is printed in: brick or grain.
+
+    The current art prints a small icon (about 0.3 hex radii) 0.43 hex radii off a harbour's
+    side, between its piers, over the "2:1": too small for :func:`read_sites` (it covers
+    10-60% of the spot), and most icons are grey-brown (logs, rocks, a sheep), told apart
+    by shape. Red bricks and a golden sheaf are not: a side is read as brick (grain) when
+    pixels of that colour (:func:`_icon_classes`) cover enough of a disc of ``radius``
+    there, and the other class hardly any. The disc must lie on the sea: at least
+    ``min_sea`` of a ring ``ring`` wide around it, on its far side, is sea blue (a frame
+    registered off puts land, whose fields are yellow, in the disc). A token filling the
+    ring (the renderer's) is left to :func:`read_sites`.
+
+    Args:
+        lab: the top view in CIELAB white-balanced on the chips, float32 (H, W, 3).
+        plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels.
+        sites: the coast sides to look at.
+        out: distance of the disc's centre beyond the side's midpoint, hex radii.
+        radius: the disc's radius, hex radii.
+        ring: width of the ring of sea around it, hex radii.
+        min_sea: least fraction of sea-blue pixels (b* < -20) on the ring's far side.
+        beach: colour joined to the coast line within this distance (hex radii) is beach.
+        wide: colour running along the coast wider than this (hex radii) is beach too.
+        middle: fraction of the disc at which a class is as likely an icon as not.
+        width: how fast the evidence grows past ``middle`` (a logistic's width).
+
+    Returns:
+        site -> (kind, confidence) for the sides whose evidence reaches 0.9.
+    """
+    if not sites:
+        return {}
+    centres, along = spot_geometry(sites, out)
+    mids = spot_geometry(sites, 0.0)[0]
+    normals = (centres - mids) / out
+    # Icons are 0.2-0.3 hex radii across: a 0.03 grid (8-10 points across) tells them.
+    step = max(1.0 / float(plane_to_top[0, 0]), 0.03)
+    # A grid on the side's own axes from the coast line out past the disc: (N, O, A).
+    offs = np.arange(0.0, out + radius + step / 2, step)
+    alongs = np.arange(-radius - ring, radius + ring + step / 2, step)
+    pts = (
+        mids[:, None, None, :]
+        + offs[None, :, None, None] * normals[:, None, None, :]
+        + alongs[None, None, :, None] * along[:, None, None, :]
+    )
+    grid = _sample(lab, plane_to_top, pts)
+    in_disc = np.hypot(alongs[None, :], offs[:, None] - out) <= radius
+    classes = _icon_classes(np.nan_to_num(grid.reshape(-1, 3))).reshape(*grid.shape[:3], 2)
+    whole = ~np.isnan(grid[:, in_disc, 0]).any(axis=1)
+    annulus = _disc(radius + ring, step)
+    annulus = annulus[np.hypot(annulus[:, 0], annulus[:, 1]) > radius + 0.03]
+    rings = _sample(lab, plane_to_top, centres[:, None, :] + annulus[None])  # (N, A, 3)
+    seaward = normals @ annulus.T > 0.12  # (N, A): the ring's half beyond the icon
+    viewed = seaward & ~np.isnan(rings[..., 0])
+    sea = (viewed & (np.nan_to_num(rings[..., 2], nan=0.0) < -20.0)).sum(axis=1)
+    on_sea = (viewed.sum(axis=1) >= 0.5 * seaward.sum(axis=1)) & (
+        sea >= min_sea * np.maximum(viewed.sum(axis=1), 1)
+    )
+    shore = offs < beach
+    widest = int(round(wide / step))
+    fractions = np.zeros((len(sites), 2))
+    # Only the sides with some icon colour in the disc are looked at closely.
+    for i, k in zip(*np.nonzero(classes[:, in_disc].any(axis=1)), strict=True):
+        # Colour reaching in from the coast, or running along it wider than any icon,
+        # is the beach (some editions print it in golden sand), not an icon on the sea.
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(
+            classes[i, :, :, k].astype(np.uint8), connectivity=8
+        )
+        beach_labels = set(np.unique(labels[shore]).tolist()) | set(
+            np.flatnonzero(stats[:, cv2.CC_STAT_WIDTH] > widest).tolist()
+        )
+        beach_labels.discard(0)
+        icon = (labels > 0) & ~np.isin(labels, sorted(beach_labels))
+        fractions[i, k] = float(icon[in_disc].mean())
+    found: dict[Site, tuple[str, float]] = {}
+    for i, site in enumerate(sites):
+        k = int(np.argmax(fractions[i]))
+        # Both colours in one disc is no single icon (a hand, a piece beside a token).
+        if not (whole[i] and on_sea[i]) or fractions[i, 1 - k] > 0.5 * middle:
+            continue
+        z = float(np.clip((fractions[i, k] - middle) / width, -50.0, 50.0))
+        confidence = 1.0 / (1.0 + math.exp(-z))
+        if confidence >= 0.9:
+            found[site] = (_ICON_CLASSES[k], round(confidence, 4))
+    return found
+
+
 def presence_probability(presence: float, middle: float = 0.3, width: float = 0.06) -> float:
     """How likely a spot with this art fraction holds a harbour (a logistic step)."""
     return float(1.0 / (1.0 + math.exp(-(presence - middle) / width)))
@@ -428,6 +542,7 @@ def read_harbours(
     """
     sites = coast_sites(tiles)
     readings = read_sites(lab, plane_to_top, sites)
+    icons = read_icons(lab, plane_to_top, sites)
     by_site = {r.site: r for r in readings}
     layouts = standard_layouts(kind, list(tiles))
     warnings: list[str] = []
@@ -441,6 +556,8 @@ def read_harbours(
         if best[0] - runner >= layout_margin and _consistent(layout, readings):
             chosen = [by_site[s] for s in sorted(layout)]
             harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
+            harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]), layout)
+            unread = len(layout) - len(harbors)
             if unread:
                 warnings.append(
                     f"uncertain: {unread} of {len(layout)} harbour(s) could not be read"
@@ -456,6 +573,7 @@ def read_harbours(
         named = {r.site for r in occupied}
         harbors, _ = _assign(rivals, Counter(STANDARD[kind][2]), certain, own=0.5)
         harbors = [h for h in harbors if ((h.q, h.r), h.side) in named]
+        harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]))
         unread = max(total - len(harbors), 0)
         warnings.append(
             f"uncertain: the harbours fit no standard layout clearly; {len(harbors)} of "
@@ -466,9 +584,49 @@ def read_harbours(
     # 3.1.2), so two sides of one resource's colour cannot both be right.
     harbors, _ = _assign(occupied, SEAFARERS_TOKENS, certain, own=0.5)
     unread += len(occupied) - len(harbors)
+    harbors, added, dropped = _with_icons(harbors, icons, SEAFARERS_TOKENS)
+    # An icon read on a side counted in doubt settles it; one dropped is in doubt.
+    doubted = {r.site for r in occupied} | {
+        r.site for r in readings if not r.seen or r.presence >= empty
+    }
+    unread = max(unread - sum(1 for s in added if s in doubted), 0) + dropped
     if unread:
         warnings.append(f"uncertain: {unread} harbour(s) or coast side(s) could not be read")
     return HarbourReading(harbors, readings, "free", unread, warnings)
+
+
+def _with_icons(
+    harbors: Sequence[Harbor],
+    icons: Mapping[Site, tuple[str, float]],
+    kinds: Counter[str],
+    sides: frozenset[Site] | None = None,
+) -> tuple[list[Harbor], list[Site], int]:
+    """The harbours read by colour with those told by their icon (:func:`read_icons`).
+
+    An icon adds a harbour on a side not read yet (one of ``sides`` when a layout was
+    taken) when the set of kinds has that kind left and no other side shows its icon too
+    (two brick icons where the set holds one: neither is named). A side whose icon says
+    another kind than its colour did is left unread: one of the two readings is wrong.
+
+    Returns:
+        The harbours, the sides added, and how many harbours were dropped.
+    """
+    by_site = {((h.q, h.r), h.side): h for h in harbors}
+    dropped = [s for s, (k, _) in icons.items() if s in by_site and by_site[s].kind != k]
+    out = [h for s, h in by_site.items() if s not in dropped]
+    left = kinds - Counter(h.kind for h in out)
+    new = [
+        (s, k, c)
+        for s, (k, c) in sorted(icons.items())
+        if s not in by_site and (sides is None or s in sides)
+    ]
+    claims = Counter(k for _, k, _ in new)
+    added = []
+    for (q, r), side in [s for s, k, _ in new if claims[k] <= left[k]]:
+        kind, confidence = icons[((q, r), side)]
+        out.append(Harbor(q, r, side, kind, confidence))
+        added.append(((q, r), side))
+    return out, added, len(dropped)
 
 
 def _layout_fit(layout: frozenset[Site], readings: Sequence[SiteReading]) -> float:
