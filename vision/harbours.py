@@ -404,7 +404,7 @@ def _icon_classes(px: np.ndarray) -> np.ndarray:
     """Boolean (N, 2): is each CIELAB pixel of brick's, grain's icon colour?"""
     a, b = px[:, 1], px[:, 2]
     brick = (a > 15.0) & (b > 0.0) & (a >= b)
-    grain = (b > 25.0) & (a > -10.0) & (a < 15.0)
+    grain = (b > 25.0) & (a > -3.0) & (a < 15.0)
     return np.column_stack([brick, grain])
 
 
@@ -458,7 +458,7 @@ def read_icons(
     # Icons are 0.2-0.3 hex radii across: a 0.03 grid (8-10 points across) tells them.
     step = max(1.0 / float(plane_to_top[0, 0]), 0.03)
     # A grid on the side's own axes from the coast line out past the disc: (N, O, A).
-    offs = np.arange(0.0, out + radius + step / 2, step)
+    offs = np.arange(0.0, out + radius + ring + step / 2, step)
     alongs = np.arange(-radius - ring, radius + ring + step / 2, step)
     pts = (
         mids[:, None, None, :]
@@ -478,18 +478,25 @@ def read_icons(
     on_sea = (viewed.sum(axis=1) >= 0.5 * seaward.sum(axis=1)) & (
         sea >= min_sea * np.maximum(viewed.sum(axis=1), 1)
     )
+    # The grid's rows near the coast, and its border beyond the coast: colour joined to
+    # the coast is beach, colour reaching the far border is more than an icon (an arm).
     shore = offs < beach
+    border = np.zeros(grid.shape[1:3], bool)
+    border[-1, :] = border[:, 0] = border[:, -1] = True
     widest = int(round(wide / step))
     fractions = np.zeros((len(sites), 2))
     # Only the sides with some icon colour in the disc are looked at closely.
     for i, k in zip(*np.nonzero(classes[:, in_disc].any(axis=1)), strict=True):
-        # Colour reaching in from the coast, or running along it wider than any icon,
-        # is the beach (some editions print it in golden sand), not an icon on the sea.
+        # Colour reaching in from the coast, or running along it wider than any icon, is
+        # the beach (some editions print it in golden sand); colour running on beyond the
+        # grid is larger than any icon (an arm, a card): neither is an icon on the sea.
         _, labels, stats, _ = cv2.connectedComponentsWithStats(
             classes[i, :, :, k].astype(np.uint8), connectivity=8
         )
-        beach_labels = set(np.unique(labels[shore]).tolist()) | set(
-            np.flatnonzero(stats[:, cv2.CC_STAT_WIDTH] > widest).tolist()
+        beach_labels = (
+            set(np.unique(labels[shore]).tolist())
+            | set(np.unique(labels[border]).tolist())
+            | set(np.flatnonzero(stats[:, cv2.CC_STAT_WIDTH] > widest).tolist())
         )
         beach_labels.discard(0)
         icon = (labels > 0) & ~np.isin(labels, sorted(beach_labels))

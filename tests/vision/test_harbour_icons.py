@@ -24,6 +24,8 @@ BRICK = (53.0, 30.0, 14.0)
 GRAIN = (72.0, 5.0, 33.0)
 ORE = (48.0, 0.0, -3.0)
 SKIN = (66.0, 18.0, 24.0)
+#: A light green (wool) token under a warm lamp: yellow, but still a little green.
+WARM_WOOL = (70.0, -8.0, 40.0)
 TILES = {h: Tile(Terrain.FOREST, 5) for h in base_frame()}
 SITES = coast_sites(TILES)
 
@@ -79,6 +81,10 @@ def test_grey_icons_and_plain_sea_are_left_unread() -> None:
     assert found == {}
 
 
+def test_a_green_token_under_a_warm_lamp_is_not_grain() -> None:
+    assert read_icons(_view({_site(4): WARM_WOOL}), PLANE_TO_TOP, SITES) == {}
+
+
 def test_skin_is_not_brick() -> None:
     """A fingertip is red-brown but more yellow than red: not the bricks' colour."""
     found = read_icons(_view({_site(4): SKIN}), PLANE_TO_TOP, SITES)
@@ -104,6 +110,16 @@ def test_golden_sand_running_out_from_the_coast_is_no_grain_icon() -> None:
     assert read_icons(lab, PLANE_TO_TOP, SITES) == {}
     # The same golden colour standing alone on the sea is an icon.
     assert _site(2) in read_icons(_view({_site(2): GRAIN}), PLANE_TO_TOP, SITES)
+
+
+def test_an_arm_of_an_icon_colour_reaching_over_the_sea_is_no_icon() -> None:
+    """The renderer's hands are pink, redder than yellow like bricks: an arm crossing a
+    side's disc on its way in from beyond the frame is larger than any icon."""
+    lab = _view({})
+    centres, along = spot_geometry([_site(2)], 0.43)
+    far = centres[0] + 2.0 * (centres[0] - spot_geometry([_site(2)], 0.0)[0][0])
+    cv2.line(lab, _to_px(centres[0] + 0.1 * along[0]), _to_px(far), BRICK, int(0.25 * PX))
+    assert read_icons(lab, PLANE_TO_TOP, SITES) == {}
 
 
 def test_an_icon_off_the_sea_is_not_read() -> None:
