@@ -34,6 +34,11 @@ by side, its set of kinds shared among every side that may hold a harbour (two o
 be right); Seafarers maps (harbour tokens on any coast, no fixed set) are read side by side,
 each side by its own colour.
 
+Printed icons. The current art has no token but a small icon between two piers, too small
+for the spot's colour; two of its icons have a colour nothing else off a coast has (red
+bricks, a golden sheaf), and :func:`read_icons` names those sides. They join the colour
+reading within the frame's set of kinds and never overrule it (:func:`_with_icons`).
+
 A harbour that cannot be read honestly (hidden, no clear kind, not clearly there) is left out
 of the reading and counted in :attr:`HarbourReading.unread`, so the board is not certain.
 """
