@@ -161,7 +161,7 @@ _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a c
 #: Ground model (single photos): a building whose colour spreads more than this many times
 #: the lower quartile of the photo's buildings' spreads is a city (:func:`cities_by_spread`).
 #: Chosen on renders with layout E of boards-dev as the check (docs/vision-tracking.md).
-CITY_SPREAD = 1.25
+CITY_SPREAD = 1.3
 _SPREAD_QUORUM = 3  # buildings measured before any is compared with the others
 _SPREAD_PIXELS = 12  # a building's own pixels needed for its spread to be measured
 # Ground model: a pixel is of a piece's colour when its hue is this near (radians).
@@ -1094,10 +1094,11 @@ class PieceDetector:
         colour: np.ndarray,
         which: np.ndarray,
     ) -> np.ndarray:
-        """Per corner (float64, hex radii): how far a building's own colour spreads, the root
-        mean square distance of its pixels from their centroid within its area disc off the
-        road bands (:func:`cities_by_spread`); NaN where no building is (``which``) or too
-        few of its pixels are seen."""
+        """Per corner (float64, hex radii): how far a building's own colour spreads along its
+        longest axis, the standard deviation of its pixels along their major principal axis,
+        within its area disc off the road bands (a city is a settlement with a wing: longer,
+        not wider; :func:`cities_by_spread`); NaN where no building is (``which``) or too few
+        of its pixels are seen."""
         assert self._ground is not None and self._sites.vbody is not None
         n = len(which)
         idx, site, own = self._own_pixels(
@@ -1109,8 +1110,13 @@ class PieceDetector:
         count = np.bincount(site, minlength=n).astype(np.float64)
         safe = np.maximum(count, 1.0)
         mx, my = (np.bincount(site, weights=c, minlength=n) / safe for c in (x, y))
-        var = np.bincount(site, weights=x * x + y * y, minlength=n) / safe - mx * mx - my * my
-        spread = np.sqrt(np.maximum(var, 0.0)) / self.px
+        sxx, syy, sxy = (
+            np.bincount(site, weights=u * v, minlength=n) / safe - mu * mv
+            for u, v, mu, mv in ((x, x, mx, mx), (y, y, my, my), (x, y, mx, my))
+        )
+        # The larger eigenvalue of the pixels' covariance.
+        major = (sxx + syy) / 2 + np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
+        spread = np.sqrt(np.maximum(major, 0.0)) / self.px
         return np.where(which & (count >= _SPREAD_PIXELS), spread, np.nan)
 
     def _own_fraction(
