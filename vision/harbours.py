@@ -436,8 +436,10 @@ def read_icons(
     pixels of that colour (:func:`_icon_classes`) cover enough of a disc of ``radius``
     there, and the other class hardly any. The disc must lie on the sea: at least
     ``min_sea`` of a ring ``ring`` wide around it, on its far side, is sea blue (a frame
-    registered off puts land, whose fields are yellow, in the disc). A token filling the
-    ring (the renderer's) is left to :func:`read_sites`.
+    registered off puts land, whose fields are yellow, in the disc). Colour joined to the
+    coast line or running along it wider than ``wide`` is beach, colour running on beyond
+    a grid ``ring`` wider than the disc is more than an icon (an arm); neither counts. A
+    token filling the ring (the renderer's) is left to :func:`read_sites`.
 
     Args:
         lab: the top view in CIELAB white-balanced on the chips, float32 (H, W, 3).
