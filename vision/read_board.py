@@ -147,7 +147,7 @@ def read_board(
     if reg.kind != "seafarers" and sea.any():
         warnings.append(f"uncertain: {int(sea.sum())} hex(es) of a {reg.kind} board look like sea")
         sea[:] = False
-    discs = _chip_discs(top, plane_to_top, reg)
+    discs, read_discs = _chip_discs(top, plane_to_top, reg)
     covered = cover_mask(top, plane_to_top, reg.hexes, ~sea)
     feats = hex_features(top, plane_to_top, reg.hexes, covered)
     cover = covered_fraction(covered, plane_to_top, reg.hexes)
@@ -161,7 +161,7 @@ def read_board(
             f"uncertain: {unseen} hex(es) covered or looking like no terrain (a hand, an object?)"
         )
 
-    numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, discs, warnings)
+    numbers, chip_conf = _read_chips(image, top, plane_to_top, reg, terrain, read_discs, warnings)
 
     tiles: dict[Hex, Tile] = {}
     for i, h in enumerate(reg.hexes):
@@ -372,18 +372,38 @@ def _known_discs(
 
 def _chip_discs(
     top: np.ndarray, plane_to_top: np.ndarray, reg: Registration
-) -> dict[Hex, tuple[float, float, float]]:
-    """Each hex's chip disc ``(x, y, radius)`` in top-view pixels (see :func:`chip_disc`)."""
+) -> tuple[dict[Hex, tuple[float, float, float]], dict[Hex, tuple[float, float, float]]]:
+    """Each hex's chip disc ``(x, y, radius)`` in top-view pixels (see :func:`chip_disc`),
+    twice: for the board (the light of each hex, the discs left out of the robber search) and
+    for reading the chips.
+
+    Chip sizes differ between editions (0.25..0.4 hex radii): each takes this board's own, as
+    the median of the light discs registration found near the hexes. The chips are read at the
+    median of the discs on the lattice only, which is truer (sea foam, glare and white pieces
+    pull the other down to 0.28 hex radii against 0.37 on some renders, and a crop that small
+    cuts the numeral); the board's discs keep the median of all, which the robber search was
+    measured with (with the lattice's, one render's robber moved to a wrong hex).
+    """
     px = float(plane_to_top[0, 0])
     known = _known_discs(reg, plane_to_top)
-    # Chip sizes differ between editions (0.25..0.4 hex radii): take this board's own.
-    sizes = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
-    nominal = float(np.median(sizes)) if len(sizes) >= 3 else _CHIP_CROP * px / 2
-    out = {}
-    for h in reg.hexes:
-        centre = project(plane_to_top, np.array([hex_center(h)]))[0]
-        out[h] = chip_disc(top, centre, px, known.get(h), nominal)
-    return out
+    every = [r for (_, _, r) in known.values() if 0.2 * px < r < 0.5 * px]
+    nominal = float(np.median(every)) if len(every) >= 3 else _CHIP_CROP * px / 2
+    lattice = [
+        r for h, (_, _, r) in known.items() if h in reg.chip_hexes and 0.2 * px < r < 0.5 * px
+    ]
+    reading = float(np.median(lattice)) if len(lattice) >= 3 else nominal
+    centres = project(plane_to_top, np.array([hex_center(h) for h in reg.hexes]))
+    board = {
+        h: chip_disc(top, c, px, known.get(h), nominal)
+        for h, c in zip(reg.hexes, centres, strict=True)
+    }
+    if abs(reading - nominal) < 0.05 * nominal:
+        return board, board
+    chips = {
+        h: chip_disc(top, c, px, known.get(h), reading)
+        for h, c in zip(reg.hexes, centres, strict=True)
+    }
+    return board, chips
 
 
 def _joint_confidences(

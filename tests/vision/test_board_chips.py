@@ -92,3 +92,28 @@ def test_the_chip_crop_undoes_the_perspective(tilt: float) -> None:
 def test_a_chip_crop_leaving_the_photo_is_none() -> None:
     photo, top_to_image = _tilted_photo(30.0)
     assert photo_chip_crop(photo, top_to_image, (-50.0, 90.0, CHIP_R)) is None
+
+
+def test_chips_are_read_at_the_size_of_the_chips_on_the_lattice() -> None:
+    # Small light blobs (glare, white pieces, sea foam) outnumber the chips here: the chip
+    # reader's nominal disc, used where no disc is seen, must still have the chips' size; the
+    # board's own discs (light, robber search) keep the median of every blob.
+    from companion.board import base_frame, hex_center
+    from vision.read_board import _chip_discs
+    from vision.register import ChipCandidate, Registration, project
+
+    px = 50.0
+    plane_to_top = np.array([[px, 0.0, 300.0], [0.0, px, 300.0], [0.0, 0.0, 1.0]])
+    hexes = list(base_frame())
+    chips, others = hexes[:5], hexes[5:17]
+    centres = {h: project(plane_to_top, np.array([hex_center(h)]))[0] for h in hexes}
+    candidates = [ChipCandidate(*centres[h], radius=18.0) for h in chips]
+    candidates += [ChipCandidate(*centres[h], radius=11.0) for h in others]
+    reg = Registration("base", hexes, plane_to_top, set(chips), candidates)
+    top = np.full((600, 600, 3), 120, np.uint8)
+    board, read = _chip_discs(top, plane_to_top, reg)
+    unseen = hexes[-1]
+    assert read[unseen][2] == pytest.approx(18.0, rel=0.05)
+    assert board[unseen][2] == pytest.approx(11.0, rel=0.05)
+    # A chip registration found is read at its own disc.
+    assert read[chips[0]] == (*centres[chips[0]], 18.0)
