@@ -248,61 +248,76 @@ def find_chip_candidates(
 
 
 def _blobs(
-    maps: list[np.ndarray],
-    openings: tuple[int, ...],
-    areas: tuple[float, float],
-    fill_holes: float = 0.0,
+    maps: list[np.ndarray], openings: tuple[int, ...], areas: tuple[float, float]
 ) -> list[ChipCandidate]:
-    """The filled-ellipse blobs of every cut of the whiteness maps, unmerged.
+    """The filled-ellipse blobs of every cut of the whiteness maps, unmerged (see
+    :func:`_cuts` and :func:`_cut_blobs`)."""
+    return [c for raw in _cuts(maps) for c in _cut_blobs(raw, openings, areas)]
+
+
+def _cuts(maps: list[np.ndarray]) -> list[np.ndarray]:
+    """Every cut of the whiteness maps (or windows of them): each map above each of
+    :data:`_LEVELS`, closed; 0/1 uint8."""
+    close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    # Closing first mends the notches a numeral's strokes cut into a small chip's rim.
+    return [
+        cv2.morphologyEx((w > level).astype(np.uint8), cv2.MORPH_CLOSE, close_kernel)
+        for w in maps
+        for level in _LEVELS
+    ]
+
+
+def _filled(raw: np.ndarray, area: float) -> np.ndarray | None:
+    """The cut ``raw`` with its holes smaller than ``area`` (pixels) filled; None when it has
+    none. An opening wider than a chip's rim would otherwise erase a chip whose numeral is a
+    hole in it (larger holes are the gaps between light art and a chip)."""
+    rims, tree = cv2.findContours(raw, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if tree is None:
+        return None
+    holes = [
+        c
+        for c, (_, _, _, parent) in zip(rims, tree[0], strict=True)
+        if parent >= 0 and cv2.contourArea(c) < area
+    ]
+    if not holes:
+        return None
+    out = raw.copy()
+    cv2.drawContours(out, holes, -1, 1, cv2.FILLED)
+    return out
+
+
+def _cut_blobs(
+    raw: np.ndarray, openings: tuple[int, ...], areas: tuple[float, float]
+) -> list[ChipCandidate]:
+    """The filled-ellipse blobs of one cut.
 
     Args:
-        maps: whiteness maps (see :func:`whiteness_maps`), or windows of them.
-        openings: diameters (pixels) of the openings each cut is cleaned with.
+        raw: the cut (see :func:`_cuts`).
+        openings: diameters (pixels) of the openings the cut is cleaned with.
         areas: the smallest and largest blob area kept, pixels.
-        fill_holes: fill each cut's holes up to this area (pixels) before opening it: an
-            opening wider than a chip's rim would otherwise erase a chip whose numeral is a
-            hole in it (larger holes are the gaps between light art and a chip).
     """
     min_area, max_area = areas
     found: list[ChipCandidate] = []
-    close_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    for w, level in ((m, lv) for m in maps for lv in _LEVELS):
-        # Closing first mends the notches a numeral's strokes cut into a small chip's rim.
-        raw = cv2.morphologyEx((w > level).astype(np.uint8), cv2.MORPH_CLOSE, close_kernel)
-        if fill_holes > 0:
-            rims, tree = cv2.findContours(raw, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-            holes = (
-                [
-                    c
-                    for c, (_, _, _, parent) in zip(rims, tree[0], strict=True)
-                    if parent >= 0 and cv2.contourArea(c) < fill_holes
-                ]
-                if tree is not None
-                else []
+    for k in openings:
+        mask = _open(raw, k)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            if len(c) < 5:
+                continue
+            area = cv2.contourArea(c)
+            if not min_area <= area <= max_area:
+                continue
+            hull_area = cv2.contourArea(cv2.convexHull(c))
+            if hull_area <= 0 or area / hull_area < 0.9:
+                continue
+            (cx, cy), (a, b), ang = cv2.fitEllipse(c)
+            if a * b <= 0 or min(a, b) < _FLATTEST * max(a, b):
+                continue
+            if area / (math.pi * a * b / 4.0) < 0.85:
+                continue
+            found.append(
+                ChipCandidate(float(cx), float(cy), math.sqrt(area / math.pi), (a, b, float(ang)))
             )
-            cv2.drawContours(raw, holes, -1, 1, cv2.FILLED)
-        for k in openings:
-            mask = _open(raw, k)
-            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            for c in contours:
-                if len(c) < 5:
-                    continue
-                area = cv2.contourArea(c)
-                if not min_area <= area <= max_area:
-                    continue
-                hull_area = cv2.contourArea(cv2.convexHull(c))
-                if hull_area <= 0 or area / hull_area < 0.9:
-                    continue
-                (cx, cy), (a, b), ang = cv2.fitEllipse(c)
-                if a * b <= 0 or min(a, b) < _FLATTEST * max(a, b):
-                    continue
-                if area / (math.pi * a * b / 4.0) < 0.85:
-                    continue
-                found.append(
-                    ChipCandidate(
-                        float(cx), float(cy), math.sqrt(area / math.pi), (a, b, float(ang))
-                    )
-                )
     return found
 
 
@@ -864,20 +879,33 @@ def _second_look(
         if x1 - x0 < k or y1 - y0 < k:
             continue
         area = math.pi * ref**2
+        bounds = (0.3 * area, 3 * area)
+        raws = _cuts([m[y0:y1, x0:x1] for m in maps])
         # The numeral's holes filled first (the whole disc); the plain cut where that finds
-        # nothing (a hole that is the gap between a chip and the art around it).
-        for fill in (0.5 * area, 0.0):
-            windows = [m[y0:y1, x0:x1] for m in maps]
-            found = [
-                ChipCandidate(c.x + x0, c.y + y0, c.radius, c.ellipse)
-                for c in _blobs(windows, (k,), (0.3 * area, 3 * area), fill)
+        # nothing (a hole that is the gap between a chip and the art around it). A cut with
+        # no hole to fill is the same both times: its blobs are not looked for again.
+        filled = [_filled(raw, 0.5 * area) for raw in raws]
+        first = [
+            _cut_blobs(raw if f is None else f, (k,), bounds)
+            for raw, f in zip(raws, filled, strict=True)
+        ]
+        chip = _on_cell(h, _shifted(first, x0, y0), cell, ref)
+        if chip is None:
+            plain = [
+                blobs if f is None else _cut_blobs(raw, (k,), bounds)
+                for raw, f, blobs in zip(raws, filled, first, strict=True)
             ]
-            chip = _on_cell(h, found, cell, ref)
-            if chip is not None:
-                out[cell] = len(kept)
-                kept.append(chip)
-                break
+            chip = _on_cell(h, _shifted(plain, x0, y0), cell, ref)
+        if chip is not None:
+            out[cell] = len(kept)
+            kept.append(chip)
     return kept, out
+
+
+def _shifted(per_cut: list[list[ChipCandidate]], x0: int, y0: int) -> list[ChipCandidate]:
+    """The blobs found in a window's cuts, in the order of the cuts, moved by the window's
+    corner ``(x0, y0)`` into the image."""
+    return [ChipCandidate(c.x + x0, c.y + y0, c.radius, c.ellipse) for cut in per_cut for c in cut]
 
 
 def _on_cell(
