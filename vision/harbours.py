@@ -424,6 +424,8 @@ def read_icons(
     min_sea: float = 0.4,
     beach: float = 0.15,
     wide: float = 0.45,
+    shift: float = 0.22,
+    min_plain: float = 0.5,
     middle: float = 0.04,
     width: float = 0.012,
 ) -> dict[Site, tuple[str, float]]:
@@ -433,12 +435,15 @@ def read_icons(
     side, between its piers, over the "2:1": too small for :func:`read_sites` (it covers
     10-60% of the spot), and most icons are grey-brown (logs, rocks, a sheep), told apart
     by shape. Red bricks and a golden sheaf are not: a side is read as brick (grain) when
-    pixels of that colour (:func:`_icon_classes`) cover enough of a disc of ``radius``
-    there, and the other class hardly any. The disc must lie on the sea: at least
+    one blob of that colour (:func:`_icon_classes`), as large as enough of a disc of
+    ``radius``, lies within ``shift`` of the icon's place, ringed by sea or the icon's light
+    halo, and the other colour makes no such blob there. An icon near two sides' places (a
+    bay) is the nearer side's. The disc must lie on the sea: at least
     ``min_sea`` of a ring ``ring`` wide around it, on its far side, is sea blue (a frame
     registered off puts land, whose fields are yellow, in the disc). Colour joined to the
     coast line or running along it wider than ``wide`` is beach, colour running on beyond
-    a grid ``ring`` wider than the disc is more than an icon (an arm); neither counts. A
+    any icon's reach (``shift`` + ``radius``) is more than an icon (an arm); neither
+    counts. A
     token filling the ring (the renderer's) is left to :func:`read_sites`.
 
     Args:
@@ -451,7 +456,12 @@ def read_icons(
         min_sea: least fraction of sea-blue pixels (b* < -20) on the ring's far side.
         beach: colour joined to the coast line within this distance (hex radii) is beach.
         wide: colour running along the coast wider than this (hex radii) is beach too.
-        middle: fraction of the disc at which a class is as likely an icon as not.
+        shift: how far (hex radii, along the side and out) an icon's centre may lie from
+            the disc's (the registration is a tenth or two off on real photos).
+        min_plain: least fraction of a rim 0.03-0.1 hex radii round the icon that is sea
+            blue or light grey (the halo it is printed with).
+        middle: area of the icon, as a fraction of the disc's, at which a class is as
+            likely an icon as not.
         width: how fast the evidence grows past ``middle`` (a logistic's width).
 
     Returns:
@@ -464,9 +474,11 @@ def read_icons(
     normals = (centres - mids) / out
     # Icons are 0.2-0.3 hex radii across: a 0.03 grid (8-10 points across) tells them.
     step = max(1.0 / float(plane_to_top[0, 0]), 0.03)
-    # A grid on the side's own axes from the coast line out past the disc: (N, O, A).
-    offs = np.arange(0.0, out + radius + ring + step / 2, step)
-    alongs = np.arange(-radius - ring, radius + ring + step / 2, step)
+    # A grid on the side's own axes from the coast line out past any icon near its place,
+    # with a margin: (N, O, A).
+    reach = shift + radius + 0.06
+    offs = np.arange(0.0, out + reach + step / 2, step)
+    alongs = np.arange(-reach, reach + step / 2, step)
     pts = (
         mids[:, None, None, :]
         + offs[None, :, None, None] * normals[:, None, None, :]
@@ -492,8 +504,19 @@ def read_icons(
     border[-1, :] = border[:, 0] = border[:, -1] = True
     widest = int(round(wide / step))
     fractions = np.zeros((len(sites), 2))
-    # Only the sides with some icon colour in the disc are looked at closely.
-    for i, k in zip(*np.nonzero(classes[:, in_disc].any(axis=1)), strict=True):
+    where = np.zeros((len(sites), 2, 2))  # each class's icon centre, board plane
+    raw = np.zeros((len(sites), 2))  # each class's colour in the disc, beach left out
+    # An icon is printed on the sea with a light halo: what lies just round it is sea blue
+    # or light and grey, not more colour (a card's or a book's art, a tile).
+    plain = (np.nan_to_num(grid[..., 2], nan=0.0) < -20.0) | (
+        (np.nan_to_num(grid[..., 0]) > 70.0) & (np.hypot(grid[..., 1], grid[..., 2]) < 15.0)
+    )
+    near_px = max(1, int(round(0.03 / step)))
+    far_px = max(near_px + 1, int(round(0.1 / step)))
+    inner_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * near_px + 1,) * 2)
+    outer_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * far_px + 1,) * 2)
+    # Only the sides with some icon colour near the icon's place are looked at closely.
+    for i, k in zip(*np.nonzero(classes.any(axis=(1, 2))), strict=True):
         # Colour reaching in from the coast, or running along it wider than any icon, is
         # the beach (some editions print it in golden sand); colour running on beyond the
         # grid is larger than any icon (an arm, a card): neither is an icon on the sea.
@@ -506,13 +529,33 @@ def read_icons(
             | set(np.flatnonzero(stats[:, cv2.CC_STAT_WIDTH] > widest).tolist())
         )
         beach_labels.discard(0)
-        icon = (labels > 0) & ~np.isin(labels, sorted(beach_labels))
-        fractions[i, k] = float(icon[in_disc].mean())
+        loose = (labels > 0) & ~np.isin(labels, sorted(beach_labels))
+        raw[i, k] = float(loose[in_disc].mean())
+        # An icon printed a little along or out from where the registration puts it is
+        # still this side's when its centre lies within ``shift`` of the disc's.
+        cx = alongs[0] + (stats[:, cv2.CC_STAT_LEFT] + (stats[:, cv2.CC_STAT_WIDTH] - 1) / 2) * step
+        cy = offs[0] + (stats[:, cv2.CC_STAT_TOP] + (stats[:, cv2.CC_STAT_HEIGHT] - 1) / 2) * step
+        near = (np.abs(cx) <= shift) & (np.abs(cy - out) <= shift)
+        icons = [j for j in range(1, len(stats)) if near[j] and j not in beach_labels]
+        if not icons:
+            continue
+        j = max(icons, key=lambda j: stats[j, cv2.CC_STAT_AREA])
+        blob = (labels == j).astype(np.uint8)
+        rim = (cv2.dilate(blob, outer_k) > 0) & ~(cv2.dilate(blob, inner_k) > 0)
+        if plain[i][rim].mean() < min_plain:
+            continue
+        fractions[i, k] = float(stats[j, cv2.CC_STAT_AREA]) / float(in_disc.sum())
+        where[i, k] = mids[i] + cx[j] * along[i] + cy[j] * normals[i]
+    # Where two sides face one stretch of sea (a bay), one icon is near both discs: it is
+    # the side's whose disc centre is nearest.
+    for i, k in zip(*np.nonzero(fractions), strict=True):
+        if int(np.argmin(np.linalg.norm(centres - where[i, k], axis=1))) != i:
+            fractions[i, k] = 0.0
     found: dict[Site, tuple[str, float]] = {}
     for i, site in enumerate(sites):
         k = int(np.argmax(fractions[i]))
         # Both colours in one disc is no single icon (a hand, a piece beside a token).
-        if not (whole[i] and on_sea[i]) or fractions[i, 1 - k] > 0.5 * middle:
+        if not (whole[i] and on_sea[i]) or raw[i, 1 - k] > 0.5 * middle:
             continue
         z = float(np.clip((fractions[i, k] - middle) / width, -50.0, 50.0))
         confidence = 1.0 / (1.0 + math.exp(-z))

@@ -35,10 +35,15 @@ def _to_px(p: np.ndarray) -> tuple[int, int]:
 
 
 def _view(
-    icons: dict[Site, tuple[float, float, float]], *, out: float = 0.43, seed: int = 0
+    icons: dict[Site, tuple[float, float, float]],
+    *,
+    out: float = 0.43,
+    shift: float = 0.0,
+    seed: int = 0,
 ) -> np.ndarray:
     """A base board's top view: land, a textured sea, grey piers at every icon and the icon
-    (a disc 0.13 hex radii across, white-haloed) ``out`` hex radii off its side."""
+    (a disc 0.13 hex radii across, white-haloed) ``out`` hex radii off its side and ``shift``
+    along it."""
     rng = np.random.default_rng(seed)
     lab = np.empty((600, 600, 3), np.float32)
     lab[:] = SEA
@@ -59,8 +64,8 @@ def _view(
                     (65.0, 0.0, 3.0),
                     3,
                 )
-            cv2.circle(lab, _to_px(c), int(0.16 * PX), (88.0, 0.0, 5.0), -1)
-            cv2.circle(lab, _to_px(c), int(0.13 * PX), colour, -1)
+            cv2.circle(lab, _to_px(c + shift * t), int(0.16 * PX), (88.0, 0.0, 5.0), -1)
+            cv2.circle(lab, _to_px(c + shift * t), int(0.13 * PX), colour, -1)
     return lab
 
 
@@ -73,6 +78,38 @@ def test_a_brick_and_a_grain_icon_are_read_where_they_are_printed() -> None:
     found = read_icons(_view(icons), PLANE_TO_TOP, SITES)
     assert {s: k for s, (k, _) in found.items()} == {_site(2): "brick", _site(11): "grain"}
     assert all(c >= 0.9 for _, c in found.values())
+
+
+def test_an_icon_printed_off_its_place_is_still_its_sides() -> None:
+    """The registration puts an icon a tenth or two of a hex radius from where it is."""
+    for shift in (-0.18, 0.18):
+        found = read_icons(_view({_site(2): BRICK}, shift=shift), PLANE_TO_TOP, SITES)
+        assert {s: k for s, (k, _) in found.items()} == {_site(2): "brick"}
+
+
+def test_an_icon_in_a_bay_belongs_to_the_nearest_side() -> None:
+    """Two land hexes facing one stretch of sea: their icons' places lie half a hex radius
+    apart, and an icon a little off its own place is near both."""
+    centres, _ = spot_geometry(SITES, 0.43)
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2) + 9.0 * np.eye(len(SITES))
+    i, j = np.unravel_index(np.argmin(gaps), gaps.shape)
+    assert gaps[i, j] < 0.6
+    lab = _view({})
+    centre = centres[i] + 0.2 * (centres[j] - centres[i]) / gaps[i, j]
+    cv2.circle(lab, _to_px(centre), int(0.16 * PX), (88.0, 0.0, 5.0), -1)
+    cv2.circle(lab, _to_px(centre), int(0.13 * PX), GRAIN, -1)
+    found = read_icons(lab, PLANE_TO_TOP, SITES)
+    assert {s: k for s, (k, _) in found.items()} == {SITES[i]: "grain"}
+
+
+def test_icon_colour_inside_other_art_is_no_icon() -> None:
+    """A book or a card lying on the frame: a patch of brick red within its brown art, no
+    sea or light halo round it."""
+    lab = _view({})
+    centres, _ = spot_geometry([_site(2)], 0.43)
+    cv2.circle(lab, _to_px(centres[0]), int(0.21 * PX), (45.0, 8.0, 15.0), -1)
+    cv2.circle(lab, _to_px(centres[0]), int(0.12 * PX), BRICK, -1)
+    assert read_icons(lab, PLANE_TO_TOP, SITES) == {}
 
 
 def test_grey_icons_and_plain_sea_are_left_unread() -> None:
