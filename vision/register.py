@@ -1105,14 +1105,19 @@ def sea_fraction(
             for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)
         ]
     )
-    out: dict[Hex, float] = {}
     hh, ww = blue.shape
-    for cell in cells:
-        pts = project(h, ring + hex_center(cell))
-        xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
-        ok = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
-        out[cell] = float(blue[yi[ok], xi[ok]].mean()) if ok.sum() > len(ring) // 2 else 0.0
-    return out
+    # Every cell's ring at once: (cells, points).
+    centres = np.array([hex_center(cell) for cell in cells]).reshape(-1, 1, 2)
+    pts = project(h, ring[None] + centres).reshape(len(cells), len(ring), 2)
+    xi, yi = np.round(pts[..., 0]).astype(int), np.round(pts[..., 1]).astype(int)
+    ok = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+    on_sea = np.zeros(ok.shape, bool)
+    on_sea[ok] = blue[yi[ok], xi[ok]]
+    seen = ok.sum(axis=1)
+    return {
+        cell: float(on_sea[i].sum() / seen[i]) if seen[i] > len(ring) // 2 else 0.0
+        for i, cell in enumerate(cells)
+    }
 
 
 def place_frame(
@@ -1148,14 +1153,15 @@ def place_frame(
             for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
         } - frame
         for k in range(6):
-            rot_cells = {rotate_axial(c, k): c for c in window}
+            # The sea fraction of each window cell, by its rotated cell (0 where not examined).
+            rot_sea = {rotate_axial(c, k): sea.get(c, 0.0) for c in window}
             rc = [rotate_axial(c, k) for c in chips]
             mq = sum(c[0] for c in rc) / len(rc)
             mr = sum(c[1] for c in rc) / len(rc)
             for dq in range(-2, 3):
                 for dr in range(-2, 3):
                     t = (round(fq - mq) + dq, round(fr - mr) + dr)
-                    cost = _placement_cost(kind, frame, ring, rc, rot_cells, sea, t)
+                    cost = _placement_cost(kind, frame, ring, rc, rot_sea, t)
                     results.append((cost, kind, k, t))
     # The band around the frame is sea: scored (canonical -> lattice -> image) for the
     # placements that the cheap terms leave in the running.
@@ -1203,30 +1209,30 @@ def _placement_cost(
     frame: set[Hex],
     ring: set[Hex],
     rot_chips: list[Hex],
-    rot_cells: dict[Hex, Hex],
-    sea: dict[Hex, float],
+    rot_sea: dict[Hex, float],
     t: Hex,
 ) -> float:
-    """How badly a placement explains what is seen (0 = perfectly)."""
-    placed = {(c[0] + t[0], c[1] + t[1]) for c in rot_chips}
+    """How badly a placement explains what is seen (0 = perfectly).
+
+    ``rot_sea`` is the sea fraction by rotated lattice cell; the frame's cell ``c`` lies on
+    the rotated cell ``c - t``.
+    """
+    tq, tr = t
+    placed = {(c[0] + tq, c[1] + tr) for c in rot_chips}
     outside = len(placed - frame)
     cost = 1.5 * outside
-
-    def sea_at(canon: Hex) -> float:
-        lat = rot_cells.get((canon[0] - t[0], canon[1] - t[1]))
-        return sea.get(lat, 0.0) if lat is not None else 0.0
-
+    sea_at = rot_sea.get
     chipless = [c for c in frame if c not in placed]
     if kind == "seafarers":
         # Every chip-less cell of the frame is sea (or a rare desert/unexplored land hex).
         # (cheap: a chip the candidates missed is common, land without any chip rare)
-        cost += sum(0.5 for c in chipless if sea_at(c) < 0.6)
+        cost += sum(0.5 for c in chipless if sea_at((c[0] - tq, c[1] - tr), 0.0) < 0.6)
     else:
         # Chip-less land is a desert or a chip the candidates missed: cheap. Sea is wrong.
-        cost += sum(3.0 * sea_at(c) for c in chipless)
+        cost += sum(3.0 * sea_at((c[0] - tq, c[1] - tr), 0.0) for c in chipless)
     # Around the frame lies its band of sea, then the table: open sea all round a cell means
     # the frame is too small. (The band itself is scored by the caller.)
-    cost += sum(1.0 for c in ring if sea_at(c) > 0.85)
+    cost += sum(1.0 for c in ring if sea_at((c[0] - tq, c[1] - tr), 0.0) > 0.85)
     return cost
 
 
