@@ -24,7 +24,9 @@ Method
    colour by the ground model of :mod:`vision.site_ground`: a site holds a piece where most of
    its pixels are rare in the ground around it (its hexes' art, the tile border, the coast),
    and the piece's colour is their median's hue; two buildings on neighbouring corners leave
-   the weaker out (the distance rule). Real plastic's colours are not the renderer's; the
+   the weaker out (the distance rule); a building is a city when it is longer than the
+   photo's other buildings (:func:`cities_by_spread`: one photo has no absolute size, its
+   buildings share a camera and a height). Real plastic's colours are not the renderer's; the
    tracker, which compares each frame with the board it saw before, keeps the classes.
 
 Regions covered by a hand, glare or anything the caller masks are not read: a site whose
