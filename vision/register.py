@@ -532,6 +532,117 @@ _FINER = 0.7
 _CONTAINED = 0.8
 
 
+def relay_islands(
+    cands: list[ChipCandidate], h: np.ndarray, cells: dict[Hex, int]
+) -> tuple[np.ndarray, dict[Hex, int]]:
+    """Put the chips of each group the lattice reached only by extrapolation on their cells.
+
+    Within a group of neighbouring chips the lattice steps from chip to chip and cannot be
+    wrong; across a gap (the sea between a Seafarers map's islands, a hand, chips the
+    candidates missed) the homography fitted so far is extrapolated, off by half a cell on
+    a steep view, and rounding can put a whole group one cell off, bending the homography
+    that is then fitted through it. So the largest group is held and every other one, the
+    largest first, is tried at its cell and one cell off each way: each way is
+    fitted with one homography through the groups laid so far, and judged by how well it
+    explains the chips, their centres (residual, hex radii) and their sizes (chips are one
+    size on the board: the spread of their radii in the board plane), each against
+    :data:`_RELAY_SCALE`. A group is moved when one other offset is clearly best (half the
+    cost of every other way), dropped when some other offset explains it better but not
+    clearly, kept where it is otherwise. Then the candidates the refitted lattice explains
+    join it.
+
+    Args:
+        cands: the candidates; h: the lattice, board plane -> pixels; cells: its chips.
+
+    Returns:
+        The refitted lattice and its chips.
+    """
+    groups = _groups(set(cells))
+    if len(groups) < 2:
+        return h, cells
+    pts = np.array([[c.x, c.y] for c in cands], np.float64)
+    rad = np.array([c.radius for c in cands], np.float64)
+    laid = {c: cells[c] for c in groups[0]}
+    changed = False
+    for group in groups[1:]:
+        costs: list[tuple[float, Hex]] = []
+        for dq, dr in ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
+            way = {(c[0] + dq, c[1] + dr): cells[c] for c in group}
+            if set(way) & set(laid):
+                continue
+            cost = _relay_cost({**laid, **way}, pts, rad)
+            if cost is not None:
+                costs.append((cost, (dq, dr)))
+        costs.sort()
+        here = next((c for c, t in costs if t == (0, 0)), math.inf)
+        if not costs or costs[0][1] == (0, 0):
+            laid.update({c: cells[c] for c in group})
+            continue
+        changed = True
+        best, (dq, dr) = costs[0]
+        if len(costs) > 1 and best < _RELAY_CLEAR * costs[1][0] and best < _RELAY_CLEAR * here:
+            laid.update({(c[0] + dq, c[1] + dr): cells[c] for c in group})
+    if not changed:
+        return h, cells
+    refit = _robust_homography(axial_to_plane(np.array(list(laid))), pts[list(laid.values())])
+    if refit is None:
+        return h, cells
+    refit /= refit[2, 2]
+    # The chips the bent lattice had missed: round candidates it now explains.
+    ref = float(np.median(rad[list(laid.values())]))
+    round_ = np.array([not _is_flat(c) for c in cands])
+    inl = _inliers(refit, pts, rad, ref) & round_
+    inl[list(laid.values())] = False
+    rounded = round_axial(plane_to_axial(project(np.linalg.inv(refit), pts)))
+    for i in np.nonzero(inl)[0]:
+        laid.setdefault((int(rounded[i, 0]), int(rounded[i, 1])), int(i))
+    return refit, laid
+
+
+def _groups(cells: set[Hex]) -> list[list[Hex]]:
+    """The groups of neighbouring cells, largest first (ties in a fixed order)."""
+    left, out = set(cells), []
+    while left:
+        start = min(left)
+        left.discard(start)
+        group, stack = [start], [start]
+        while stack:
+            c = stack.pop()
+            for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
+                n = (c[0] + dq, c[1] + dr)
+                if n in left:
+                    left.discard(n)
+                    group.append(n)
+                    stack.append(n)
+        out.append(sorted(group))
+    return sorted(out, key=lambda g: (-len(g), g))
+
+
+def _relay_cost(cells: dict[Hex, int], pts: np.ndarray, rad: np.ndarray) -> float | None:
+    """How badly one homography explains chips on these cells: mean squared residual and
+    variance of the log plane radius, each in units of :data:`_RELAY_SCALE` squared."""
+    src = axial_to_plane(np.array(list(cells)))
+    dst = pts[list(cells.values())]
+    m, _ = cv2.findHomography(src, dst, 0)
+    if m is None:
+        return None
+    try:
+        inv = np.linalg.inv(m)
+    except np.linalg.LinAlgError:
+        return None
+    resid = np.linalg.norm(project(inv, dst) - src, axis=1)
+    plane_rad = rad[list(cells.values())] * np.sqrt(np.abs(_local_scale2(inv, dst)))
+    spread = float(np.var(np.log(np.maximum(plane_rad, 1e-9))))
+    return (float(np.mean(resid**2)) + spread) / _RELAY_SCALE**2
+
+
+# Relaying groups of chips: the scale of a centre's residual (hex radii) and of the spread
+# of the chips' log radius that a right lattice leaves (about 0.03-0.05 on renders), and how
+# much cheaper than every other way the way a group is moved to must be.
+_RELAY_SCALE = 0.1
+_RELAY_CLEAR = 0.5
+
+
 # Growth: position (hex radii) and size (log of the plane radius ratio) tolerances of a
 # candidate at a cell next to the chips already taken, and the most rings it may grow.
 _GROW_TOL = 0.35
@@ -1271,7 +1382,7 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
             "no board found: fewer than 6 number chips on a hex lattice were seen "
             "(is the whole board in the photo, in focus and lit?)"
         )
-    h_lat, cells = fit
+    h_lat, cells = relay_islands(cands, *fit)
     cands, cells = _second_look(maps, h_lat, cands, cells)
     kinds = (kind,) if kind else tuple(FRAMES)
     chip_cells = set(cells)
