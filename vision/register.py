@@ -14,8 +14,10 @@ Method
    and is refined to a homography by iterated least squares on its inliers (grow-and-refit, so
    perspective up to 45 degrees is absorbed gradually), then grown ring by ring, each cell
    predicted from its taken neighbours (the far rows of a steeper view). Pieces, the robber,
-   a hand or a missing chip only remove candidates; they cannot move the lattice. Empty land
-   cells are then searched again with an opening of the chips' size (a chip touching snow).
+   a hand or a missing chip only remove candidates; they cannot move the lattice. Groups of
+   chips reached across a gap (other islands) are laid again where one homography explains
+   them best. Empty land cells are then searched again with an opening of the chips' size (a
+   chip touching snow).
 3. **Frame placement.** Chips fix the lattice up to a rotation and a translation. Each board
    kind's frame (base 19, 5-6 30, Seafarers 37) is tried in each of the six rotations and each
    plausible translation; the cost counts chips outside the frame, chip-less frame cells beyond
