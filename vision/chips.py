@@ -105,10 +105,19 @@ class ChipAnalysis:
     dots: int
     down_deg: float | None
     redness: float
+    #: a blob reaching the disc's edge, central and nearly all well inside it, was left out as
+    #: the table's or a rim's ink: it may be a numeral the edge cuts (see ``rim_print``)
+    rim_print: bool = False
+    #: a glyph-sized blob reaching the disc's edge, with a good part of it well inside, was
+    #: left out: part of the numeral may be missing
+    cut: bool = False
 
 
 def analyse_chip(
-    image: np.ndarray, disc: tuple[float, float, float] | None = None
+    image: np.ndarray,
+    disc: tuple[float, float, float] | None = None,
+    *,
+    rim_print: bool = False,
 ) -> ChipAnalysis | None:
     """Find the disc, the numeral's ink, the dots, the rotation and the ink colour of a crop.
 
@@ -116,6 +125,9 @@ def analyse_chip(
         image: BGR uint8 array of shape (H, W, 3), roughly centred on one chip.
         disc: where the chip's disc is, ``(x, y, radius)`` in pixels of ``image``, when the
             caller knows it (the board reader does); it is then only refined.
+        rim_print: keep blobs that reach the disc's edge when they are central and nearly
+            all well inside it (print that the edge cuts) instead of dropping them as the
+            table's or a rim's ink.
 
     Returns:
         The measurements, or ``None`` when no numeral-like ink is found on the disc.
@@ -154,8 +166,8 @@ def analyse_chip(
     # Below this contrast there is no print on the disc (an empty or fully blurred crop).
     thresh = max(float(thresh) / 255.0, 0.18)
     dist = np.hypot(xx - cx, yy - cy)
-    mask, labels, stats, centroids, dot_ids, glyph_ids = _components(
-        darkness, inside, thresh, dist, radius
+    mask, labels, stats, centroids, dot_ids, glyph_ids, held_back, cut = _components(
+        darkness, inside, thresh, dist, (cx, cy, radius), rim_print
     )
     if not glyph_ids:
         return None
@@ -170,7 +182,9 @@ def analyse_chip(
         level = thresh + frac * (ink_top - thresh)
         if level <= thresh:
             break
-        _, _, st, ce, ids, _ = _components(darkness, inside, level, dist, radius)
+        _, _, st, ce, ids, _, _, _ = _components(
+            darkness, inside, level, dist, (cx, cy, radius), rim_print
+        )
         n, d, p = _dot_row(st, ce, ids, glyph_c, radius)
         if n > dots:
             dots, down, dot_pts = n, d, p
@@ -199,6 +213,8 @@ def analyse_chip(
         dots=dots,
         down_deg=down,
         redness=redness,
+        rim_print=held_back,
+        cut=cut,
     )
 
 
@@ -211,20 +227,43 @@ def _labelled(labels: np.ndarray, ids: list[int], count: int) -> np.ndarray:
 
 
 def _components(
-    darkness: np.ndarray, inside: np.ndarray, level: float, dist: np.ndarray, radius: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], list[int]]:
-    """Ink blobs darker than ``level`` on the disc, sorted into dot candidates and glyph parts.
+    darkness: np.ndarray,
+    inside: np.ndarray,
+    level: float,
+    dist: np.ndarray,
+    disc: tuple[float, float, float],
+    rim_print: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], list[int], bool, bool]:
+    """Ink blobs darker than ``level`` on the disc ``(x, y, radius)`` (``dist``: each pixel's
+    distance from its centre), sorted into dot candidates and glyph parts.
 
     Returns:
         (mask uint8, labels int32, stats, centroids as from
-        ``cv2.connectedComponentsWithStats``, dot candidate labels, glyph part labels).
+        ``cv2.connectedComponentsWithStats``, dot candidate labels, glyph part labels, and
+        whether a blob that may be print, or part of it, was dropped for reaching the edge:
+        ``rim_print`` and ``cut`` of :class:`ChipAnalysis`).
     """
+    cx, cy, radius = disc
     mask = ((darkness > level) & inside).astype(np.uint8)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     r2 = radius * radius
-    # Ink reaching the edge of the searched disc is the table, a rim or a finger, not print.
+    # Ink reaching the edge of the searched disc is the table, a rim or a finger, not print;
+    # but a numeral (or one digit of it) centred and nearly all well inside the disc may touch
+    # the edge too, when the disc was found a little small or off centre, or under blur.
     edge = np.zeros(count, bool)
     edge[labels[dist > 0.9 * radius]] = True
+    edge[0] = False
+    inner = np.bincount(labels[dist < _INNER * radius], minlength=count)
+    off = np.hypot(centroids[:, 0] - cx, centroids[:, 1] - cy)
+    glyph_sized = edge & (stats[:, cv2.CC_STAT_AREA] >= 0.012 * r2)
+    central = (inner >= _INNER_SHARE * stats[:, cv2.CC_STAT_AREA]) & (off < _CENTRAL * radius)
+    # Print is strokes: a numeral's ink covers at most a quarter of the disc, blurred.
+    central &= glyph_sized & (stats[:, cv2.CC_STAT_AREA] <= 0.8 * r2)
+    held_back = bool(central.any()) and not rim_print
+    if rim_print:
+        edge &= ~central
+    # A dropped blob with a good part well inside may be a digit the edge cuts.
+    cut = bool((edge & glyph_sized & (inner >= _CUT_SHARE * stats[:, cv2.CC_STAT_AREA])).any())
     at_edge = edge.tolist()
     dot_ids: list[int] = []
     glyph_ids: list[int] = []
@@ -240,7 +279,14 @@ def _components(
             dot_ids.append(i)
         elif area >= 0.012 * r2:
             glyph_ids.append(i)
-    return mask, labels, stats, centroids, dot_ids, glyph_ids
+    return mask, labels, stats, centroids, dot_ids, glyph_ids, held_back, cut
+
+
+# A blob reaching the disc's edge may be print when this share of it lies within _INNER radii
+# and its centre within _CENTRAL radii of the disc's (a digit of a 10 lies about 0.35 off).
+_INNER, _INNER_SHARE, _CENTRAL = 0.8, 0.75, 0.5
+# A dropped blob reaching the edge with this share within _INNER radii may be a cut digit.
+_CUT_SHARE = 0.4
 
 
 def glyph_image(analysis: ChipAnalysis, down_deg: float) -> np.ndarray:
@@ -411,9 +457,22 @@ def read_chip(
     """
     image = _as_bgr(image)
     model = model or default_model()
+    unread = ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
     analysis = analyse_chip(image, disc)
-    if analysis is None:
-        return ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
+    reading = _read_analysis(analysis, model) if analysis is not None else unread
+    if analysis is None or analysis.rim_print:
+        # Was a blob at the edge print? Read the chip that way too; that reading wins when it
+        # is read (it explains the chip better) and nothing more of the print is cut away.
+        other = analyse_chip(image, disc, rim_print=True)
+        if other is not None and not other.cut:
+            alternative = _read_analysis(other, model)
+            if alternative.value is not None and alternative.confidence > reading.confidence:
+                return alternative
+    return reading
+
+
+def _read_analysis(analysis: ChipAnalysis, model: ChipModel) -> ChipReading:
+    """The reading of one analysed chip (see :func:`read_chip`)."""
     angles = candidate_angles(analysis)
     proba = _view_probabilities(analysis, angles, model)
     if len(angles) < len(SEARCH_ANGLES) and float(proba[:, :_JUNK].max()) < 0.5:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import cv2
 import numpy as np
@@ -289,3 +290,18 @@ def test_a_row_of_fragments_that_gives_no_upright_numeral_is_searched_all_round(
     assert analysis is not None and analysis.dots == 2
     reading = read_chip(image)
     assert reading.value == 8, reading
+
+
+@pytest.mark.parametrize("side_deg", [0.0, 90.0, 180.0, 270.0])
+def test_a_numeral_reaching_the_edge_of_a_disc_found_off_centre_is_read_whole(
+    side_deg: float,
+) -> None:
+    # The board reader's disc may be a little small and off centre: a wide numeral then
+    # reaches the disc's edge, where ink is the table's as a rule. Central print is kept.
+    image = _on_table(12, "plain", 120.0)
+    c = (image.shape[1] - 1) / 2.0
+    r = 0.47 * 120
+    off = 0.15 * r
+    dx, dy = off * math.cos(math.radians(side_deg)), off * math.sin(math.radians(side_deg))
+    reading = read_chip(image, disc=(c + dx, c + dy, 0.95 * r))
+    assert reading.value == 12, reading
