@@ -290,8 +290,13 @@ class SiteReadings:
         vertex_conf, edge_conf: float64 (V,) and (E,) confidence of each state, 0..1.
         vertex_area: float64 (V,) area (hex radii squared) of a building's colour within
             0.42 hex radii of its corner, roads included (0 where no building is read). At one
-            corner under one light it grows when a city replaces a settlement: the tracker
-            tells upgrades by it.
+            corner under one light it grows when a city replaces a settlement (by more than a
+            hand over part of the disc, or the light's wavering, makes it shrink or grow: the
+            tracker tells upgrades by ``vertex_gain`` instead).
+        vertex_gain: float64 (V,) area (hex radii squared) within the same disc that differs
+            from the tracker's reference top view and now has the colour of the building read
+            at the corner (0 where none is read); None when no difference mask was given.
+            What an upgrade adds to a settlement, and nothing that stays around it.
     """
 
     vertices: tuple[Vertex, ...]
@@ -302,6 +307,7 @@ class SiteReadings:
     edge_conf: np.ndarray
     vertex_area: np.ndarray
     colours: tuple[str, ...] = COLOURS
+    vertex_gain: np.ndarray | None = None
 
     def pieces(self) -> list[DetectedPiece]:
         """The pieces of the known, occupied sites."""
@@ -894,6 +900,14 @@ class PieceDetector:
         e = np.bincount(er[1], weights=flat[er[0]], minlength=n_e)
         return v / np.maximum(s.vsize[vk], 1), e / np.maximum(s.vsize[ek], 1)
 
+    def area_fractions(self, mask: np.ndarray) -> np.ndarray:
+        """Fraction of each corner's area disc (0.42 hex radii, where a city may reach) that a
+        top-view bool mask (size[1], size[0]) covers: float64 (V,) in 0..1."""
+        idx, site = self._sites.varea
+        n_v = len(self.topology.vertices)
+        v = np.bincount(site, weights=mask.ravel()[idx], minlength=n_v)
+        return v / np.maximum(self._sites.vsize["varea"], 1)
+
     def top_view(self, image: np.ndarray) -> np.ndarray:
         """The board's top view: BGR uint8 of shape (size[1], size[0], 3)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -948,8 +962,20 @@ class PieceDetector:
         cov = None if covered is None else self.to_top_mask(covered)
         return self.read_top(top, cov)
 
-    def read_top(self, top: np.ndarray, covered: np.ndarray | None = None) -> SiteReadings:
-        """Read every site of a top view (``covered``: bool mask in top-view pixels)."""
+    def read_top(
+        self,
+        top: np.ndarray,
+        covered: np.ndarray | None = None,
+        changed: np.ndarray | None = None,
+    ) -> SiteReadings:
+        """Read every site of a top view.
+
+        Args:
+            top: the top view (:meth:`top_view`).
+            covered: optional bool mask in top-view pixels not to trust (hands, glare).
+            changed: optional bool mask in top-view pixels of what differs from a reference
+                top view of the same board; gives :attr:`SiteReadings.vertex_gain`.
+        """
         labels, lit, norm = self._classify(top, covered)
         lab = labels.ravel()
         # A city is told by the area of its lit colour: the renderer's pieces, which the
@@ -1051,8 +1077,19 @@ class PieceDetector:
             held = v_state > EMPTY
             spread = self._spreads(norm, lab, dens, (v_state - 1) // 2, held)
             v_state[held & cities_by_spread(spread, held)] += 1
+        gain = None
+        if changed is not None:
+            # Only what differs from the reference counts: whatever lies around the corner
+            # and stays (harbour art, terrain that reads as the piece's colour, a piece's
+            # own edges wavering with the light) is in the reference too. Roads' bands are
+            # not left out: a city's wing may lie along one, and a new road is the tracker's
+            # to tell (it is a change at a side of the corner).
+            new_area = counts(s.varea, n_v, np.where(changed.ravel(), lab_lit, -1))
+            built = v_state > EMPTY
+            col = np.where(built, (v_state - 1) // 2, 0) + 2
+            gain = np.where(built, new_area[np.arange(n_v), col], 0) / unit2
         return SiteReadings(
-            t.vertices, t.edges, v_state, e_state, v_conf, e_conf, v_area, self.colours
+            t.vertices, t.edges, v_state, e_state, v_conf, e_conf, v_area, self.colours, gain
         )
 
     def _anchor_of(self, covered: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

@@ -24,7 +24,9 @@ Per frame (``Tracker.update(timestamp, frame)``):
    emitted and the reference top view is renewed.
 
 New buildings are settlements (the rules make a city only from a settlement); a settlement
-becomes a city when the area of its colour at its corner grows by :data:`UPGRADE_GROWTH`.
+becomes a city when the area of its colour that differs from the reference top view at its
+corner reaches :data:`UPGRADE_GAIN` (a city's wing and larger roof): what lies around the
+corner and stays is in the reference, so it cannot make a city.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ from vision.pieces import (
 
 log = logging.getLogger(__name__)
 
-#: A settlement whose colour's area at its corner grows by this factor has become a city.
-UPGRADE_GROWTH = 1.08
+#: A settlement has become a city when this much of its colour (hex radii squared, road bands
+#: left out) differs from the reference at its corner.
+UPGRADE_GAIN = 0.02
 
 # Relative brightness change (|log ratio| to the reference) that counts as "different",
 # and the faint one that still joins an occluder.
@@ -165,18 +168,19 @@ class Tracker:
         self._reference: np.ndarray | None = None  # float32 grey top view
         self._reference_bgr: np.ndarray | None = None  # float32 (H, W, 3) colour top view
         self._previous: np.ndarray | None = None  # uint8 grey top view of the previous frame
+        # Per corner: the reference holds its whole area disc as last seen (False while a part
+        # of it kept an older view at a renewal after something there changed under cover).
+        self._whole = np.zeros(0, bool)
         self._moved_frames = 0
         self._hex_masks: list[np.ndarray] = []
         self._hex_centres = np.zeros((0, 2))
         self._sea: list[Hex] = []
-        self._rebase = False
         self._still: tuple[float, np.ndarray] | None = None
         self._healed: tuple[float, np.ndarray] | None = None
         self._other_since: tuple[float, tuple[Hex, ...]] | None = None
         self._ships = False
         self.v_state = np.zeros(0, np.int64)
         self.e_state = np.zeros(0, np.int64)
-        self._v_area = np.zeros(0)
         self._cand_v = np.zeros(0, np.int64)
         self._cand_e = np.zeros(0, np.int64)
         self._since_v = np.zeros(0)
@@ -214,14 +218,12 @@ class Tracker:
         self._moved_frames = 0
         self._hex_masks = self._make_hex_masks(detector)
         self._hex_centres = detector._to_top(np.array([hex_center(h) for h in detector.hexes]))
-        self._rebase = not first
         if first:
             readings = detector.read_top(top)
             n_v, n_e = len(readings.vertex_state), len(readings.edge_state)
             # What is on the board at the start is taken as it is read (unknown as empty).
             self.v_state = np.maximum(readings.vertex_state, EMPTY)
             self.e_state = np.maximum(readings.edge_state, EMPTY)
-            self._v_area = readings.vertex_area.copy()
             self._cand_v = self.v_state.copy()
             self._cand_e = self.e_state.copy()
             self._since_v = np.full(n_v, t)
@@ -293,9 +295,11 @@ class Tracker:
                 assert self._reference is not None and self._reference_bgr is not None
                 self._reference = 0.9 * self._reference + 0.1 * grey
                 self._reference_bgr = 0.9 * self._reference_bgr + 0.1 * top
+                # Nothing differs from it anywhere: it shows every corner as it is.
+                self._whole[:] = True
             return None
         self.status.reads += 1
-        readings = d.read_top(top, covered)
+        readings = d.read_top(top, covered, small)
         # A site can only have changed where its pixels differ from the reference: elsewhere
         # a different reading is the light or the classifier wavering, not a piece.
         # And a piece is small: when a site's surroundings changed as much as the site itself,
@@ -350,14 +354,32 @@ class Tracker:
             t, tuple(p.to_piece() for p in detected), tuple(detected), changed_hexes=hexes
         )
 
-    def _set_reference(self, top: np.ndarray, covered: np.ndarray | None = None) -> None:
+    def _set_reference(
+        self,
+        top: np.ndarray,
+        covered: np.ndarray | None = None,
+        touched: np.ndarray | None = None,
+    ) -> None:
         """Take ``top`` as the reference, except where it is covered (an occluder must never
-        become part of the board: it would look like a change once it has gone)."""
+        become part of the board: it would look like a change once it has gone).
+
+        ``touched``: bool (V,) corners where a change was just committed (at them or at their
+        sides). The part of their area disc kept from the old reference is older than the
+        change: what the change put there would later differ from it and read as a city's
+        gain, so their upgrade test waits for a renewal that sees the whole disc.
+        """
+        assert self.detector is not None
         new_bgr, new_grey = top.astype(np.float32), _grey(top)
+        n_v = len(self.detector.topology.vertices)
         if covered is not None and self._reference_bgr is not None and covered.any():
             new_bgr[covered] = self._reference_bgr[covered]
             assert self._reference is not None
             new_grey[covered] = self._reference[covered]
+            seen = self.detector.area_fractions(covered) == 0
+            kept = self._whole if touched is None else self._whole & ~touched
+            self._whole = seen | kept
+        else:
+            self._whole = np.ones(n_v, bool)
         self._reference_bgr, self._reference = new_bgr, new_grey
 
     def _heal(self, t: float, top: np.ndarray, covered: np.ndarray) -> None:
@@ -433,29 +455,22 @@ class Tracker:
         read_e = readings.edge_state.copy()
         read_v[read_v == _SAME] = self.v_state[read_v == _SAME]
         read_e[read_e == _SAME] = self.e_state[read_e == _SAME]
-        area = readings.vertex_area
-        if self._rebase:
-            # Just registered again: areas are measured anew on the new geometry.
-            built = self.v_state > EMPTY
-            self._v_area[built] = np.where(area[built] > 0, area[built], self._v_area[built])
-            self._rebase = False
+        gain = readings.vertex_gain
+        assert gain is not None
         sides_moving = {
             v
             for e in np.flatnonzero((read_e != self.e_state) | (self._cand_e != self.e_state))
             for v in topo.edge_vertices[e]
         }
-        # Buildings: a new one is a settlement; a settlement grown enough is a city (unless
-        # a side of its corner is changing too: a new road there also adds to the area).
+        # Buildings: a new one is a settlement; a settlement that gained enough of its colour
+        # is a city (unless a side of its corner is changing too: a new road's edges may lie
+        # off its band, and the hand placing it is there).
         for v in np.flatnonzero(read_v > EMPTY):
             c = (int(read_v[v]) - 1) // 2
             old = int(self.v_state[v])
             if old > EMPTY and (old - 1) // 2 == c:
                 was_city = (old - 1) % 2 == 1
-                grown = (
-                    v not in sides_moving
-                    and self._v_area[v] > 0
-                    and area[v] > UPGRADE_GROWTH * self._v_area[v]
-                )
+                grown = v not in sides_moving and self._whole[v] and gain[v] >= UPGRADE_GAIN
                 read_v[v] = state_code(c, was_city or grown)
             else:
                 read_v[v] = state_code(c, False)
@@ -478,20 +493,13 @@ class Tracker:
         cv_, ce_ = changed
         if not len(cv_) and not len(ce_):
             return None
-        for v in cv_:
-            was = int(self.v_state[v])
-            now = int(self._cand_v[v])
-            self.v_state[v] = now
-            if now > EMPTY and (was <= EMPTY or (was - 1) // 2 != (now - 1) // 2):
-                # The area of a settlement as first seen is its upgrade's reference.
-                self._v_area[v] = area[v]
+        self.v_state[cv_] = self._cand_v[cv_]
         self.e_state[ce_] = self._cand_e[ce_]
+        touched = np.zeros(len(self.v_state), bool)
+        touched[cv_] = True
         for e in ce_:
-            # A road next to a building adds to its area: take the area anew.
-            for v in topo.edge_vertices[e]:
-                if self.v_state[v] > EMPTY and area[v] > 0:
-                    self._v_area[v] = area[v]
-        self._set_reference(top, covered)
+            touched[list(topo.edge_vertices[e])] = True
+        self._set_reference(top, covered, touched)
         detected = pieces_from_states(topo.vertices, topo.edges, self.v_state, self.e_state)
         where = [tuple(topo.vertices[v]) for v in cv_] + [tuple(topo.edges[e]) for e in ce_]
         return Observation(

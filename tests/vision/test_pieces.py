@@ -28,7 +28,7 @@ from vision.pieces import (
     state_code,
 )
 from vision.synth.render import Conditions, render_board
-from vision.tracker import UPGRADE_GROWTH
+from vision.tracker import _DIFF, UPGRADE_GAIN
 
 # A fixed, mildly difficult camera: tilted, a colour cast, a light ramp, noise and JPEG.
 CAMERA = Conditions(
@@ -160,18 +160,27 @@ def test_every_colour_at_once_on_a_mixed_board() -> None:
 
 
 @pytest.mark.parametrize("colour", COLOURS)
-def test_a_city_covers_more_of_its_corner_than_the_settlement_it_replaced(colour: str) -> None:
-    """The tracker tells an upgrade by this growth at one corner under one light."""
+def test_a_city_gains_its_colour_at_the_corner_of_the_settlement_it_replaced(colour: str) -> None:
+    """The tracker tells an upgrade by how much of the corner's colour differs from its view
+    of the settlement; the single-photo area grows too."""
     corner = Vertex(0, 0, "N")
     road = Piece("road", colour, edge=Edge(0, 0, "NE"))
-    areas = []
+    tops, areas = [], []
     for kind in ("settlement", "city"):
         board = board_of(Terrain.MOUNTAINS, [Piece(kind, colour, vertex=corner), road])
         r = render_board(board, width=640, height=480, rng=2, conditions=CAMERA)
         det = PieceDetector(r.homography, list(board.tiles))
+        tops.append(det.top_view(r.image))
         areas.append(det.read(r.image).vertex_area[det.topology.vertex_index[corner]])
+    before, after = (t.astype(np.float32) + 8.0 for t in tops)
+    changed = np.abs(np.log(after / before)).max(axis=2) > _DIFF
+    i = det.topology.vertex_index[corner]
+    assert det.read_top(tops[1], changed=changed).vertex_gain[i] >= UPGRADE_GAIN
+    assert det.read_top(tops[0], changed=np.zeros_like(changed)).vertex_gain[i] == 0.0
+    assert det.read_top(tops[0]).vertex_gain is None
     assert areas[0] > 0.03
-    assert areas[1] > UPGRADE_GROWTH * areas[0]
+    # Clearly more (by 8%, the renderer's city is 25% larger): what tells a city from one photo.
+    assert areas[1] > 1.08 * areas[0]
 
 
 def test_covered_sites_are_unknown_not_empty() -> None:

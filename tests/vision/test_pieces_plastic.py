@@ -25,7 +25,6 @@ from vision.pieces import (
     state_code,
 )
 from vision.synth.render import render_board
-from vision.tracker import UPGRADE_GROWTH
 
 CORNER = Vertex(0, 0, "N")
 RED = (30, 30, 190)  # BGR of a red the classes call red on this render
@@ -191,4 +190,5 @@ def test_with_shades_a_city_still_covers_more_than_a_settlement(colour: str) -> 
         det = PieceDetector(r.homography, list(board.tiles), shades=(0.5, 0.3))
         areas.append(det.read(r.image).vertex_area[det.topology.vertex_index[CORNER]])
     assert areas[0] > 0.03
-    assert areas[1] > UPGRADE_GROWTH * areas[0]
+    # Clearly more (by 8%, the renderer's city is 25% larger): what tells a city from one photo.
+    assert areas[1] > 1.08 * areas[0]

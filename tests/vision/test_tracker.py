@@ -5,13 +5,24 @@ from __future__ import annotations
 from dataclasses import replace
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 
-from companion.board import Board, Edge, Piece, Vertex, edge_midpoint, hex_center, vertex_position
+from companion.board import (
+    Board,
+    Edge,
+    Piece,
+    Vertex,
+    edge_midpoint,
+    edge_vertices,
+    hex_center,
+    vertex_position,
+)
 from companion.layouts import random_board
 from vision.capture import SceneStep, SyntheticGameSource
-from vision.synth.render import Conditions
+from vision.pieces import COLOURS
+from vision.synth.render import PIECE_COLOURS, Conditions, render_board
 from vision.tracker import Observation, Tracker, _plane_rotation
 
 CAMERA = Conditions(tilt_deg=15.0, rotation_deg=12.0)
@@ -108,14 +119,76 @@ def test_piece_taken_away_is_reported() -> None:
     assert [pieces_of(o) for _, o in seen] == [{("settlement", "red", Vertex(0, 0, "N"))}]
 
 
-def test_settlement_upgraded_to_a_city() -> None:
-    city = Piece("city", "red", vertex=SETTLEMENT.vertex)
+@pytest.mark.parametrize("colour", COLOURS)
+def test_settlement_upgraded_to_a_city(colour: str) -> None:
+    settlement = Piece("settlement", colour, vertex=Vertex(0, 0, "N"))
+    city = Piece("city", colour, vertex=Vertex(0, 0, "N"))
     steps = [
-        SceneStep(with_pieces(SETTLEMENT), duration_s=0.5),
+        SceneStep(with_pieces(settlement), duration_s=0.5),
         SceneStep(with_pieces(city), reach=at(city), duration_s=2.0),
     ]
     seen, _, _ = play(steps, reach_s=0.6)
-    assert [pieces_of(o) for _, o in seen] == [{("city", "red", Vertex(0, 0, "N"))}]
+    assert [pieces_of(o) for _, o in seen] == [{("city", colour, Vertex(0, 0, "N"))}]
+
+
+def _disc(
+    image: np.ndarray,
+    homography: np.ndarray,
+    centre: np.ndarray,
+    radius: float,
+    colour: tuple[int, ...],
+) -> None:
+    """Paint a board-plane disc (hex radii) onto a photo."""
+    a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    ring = centre + radius * np.column_stack([np.cos(a), np.sin(a)])
+    pts = cv2.perspectiveTransform(ring.reshape(-1, 1, 2), homography)
+    cv2.fillPoly(image, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
+
+
+@pytest.mark.parametrize(
+    ("colour", "token"), [(c, False) for c in COLOURS] + [("white", True), ("brown", True)]
+)
+def test_a_settlement_seen_with_an_arm_beside_it_is_no_city_once_the_arm_has_gone(
+    colour: str, token: bool
+) -> None:
+    """A new settlement is committed while an arm lies beside it (its grown margin over part
+    of the corner's surroundings, not over the corner); the arm goes. What it hid (the far end
+    of the settlement, its road's end, a harbour token of its colour) was always there: the
+    settlement must stay one. (bench tracking, game 1: white's at (0, 1, S) was held as a city
+    for 24 steps once part of its corner was covered when its size was taken.)"""
+    corner = Vertex(0, 0, "N")
+    road = Piece("road", colour, edge=Edge(0, 0, "NE"))
+    p = np.array(vertex_position(corner))
+    far = next(np.array(vertex_position(v)) for v in edge_vertices(road.edge) if v != corner)
+    away = (far - p) / np.linalg.norm(far - p)
+    photos = []
+    for pieces in ([road], [road, Piece("settlement", colour, vertex=corner)]):
+        r = render_board(
+            replace(BOARD, pieces=pieces), width=480, height=360, rng=4, conditions=CAMERA
+        )
+        if token:
+            # Beside the corner, off the road: a harbour token in the piece's colour.
+            across = np.array([-away[1], away[0]])
+            _disc(r.image, r.homography, p + 0.3 * (away + across), 0.08, PIECE_COLOURS[colour])
+        photos.append(r)
+    arm = photos[1].image.copy()
+    # The arm ends 0.6 hex radii from the corner: its 0.45 margin covers the corner's
+    # surroundings on the road's side, not the corner itself.
+    _disc(arm, photos[1].homography, p + 1.1 * away, 0.5, (60, 70, 80))
+    reg = SimpleNamespace(
+        homography=photos[1].homography, hexes=list(BOARD.tiles), sea_fraction={}, kind="base"
+    )
+    tracker = Tracker(registrar=lambda frame: reg, stable_s=0.4)
+    frames = [photos[0].image] * 5 + [arm] * 10 + [photos[1].image] * 20
+    seen = []
+    for i, frame in enumerate(frames):
+        obs = tracker.update(i * 0.1, frame)
+        if obs is not None:
+            seen.append({(q.kind, q.color) for q in obs.pieces if q.vertex == corner})
+    assert seen[0] == {("settlement", colour)}
+    assert [(q.kind, q.color) for q in tracker.pieces() if q.vertex == corner] == [
+        ("settlement", colour)
+    ]
 
 
 @pytest.mark.parametrize("turn", [0, 2])
