@@ -64,8 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards."""
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
-    # Terrain of the hexes a hand leaves visible, and how many it hides.
+    # Terrain of the hexes a hand leaves visible, and how many it hides; the same for chips.
     v_ok = v_all = hidden_total = 0
+    cv_ok = cv_all = chips_hidden = 0
     # Where the wrong hexes are: a render refused, a board read as another kind or with over
     # a third of its hexes wrong (registration placed the frame wrong, as a rule), a hex a
     # hand hides, or any other.
@@ -80,6 +81,10 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         render = render_board(truth, rng=rng, conditions=conditions)
         hidden = hidden_by_hands(render, conditions.distortion)
         hidden_total += len(hidden)
+        chips = [h for h, t in truth.tiles.items() if t.number is not None]
+        chips_under = chips_hidden_by_hands(render, conditions.distortion)
+        chips_hidden += len(chips_under)
+        cv_all += len(chips) - len(chips_under)
         v_all += len(truth.tiles) - len(hidden)
         stats = per_kind.setdefault(truth.kind, {"renders": 0, "terrain_right": 0, "hexes": 0})
         stats["renders"] += 1
@@ -103,6 +108,10 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
                 figures[f"pirate_{found}"] += 1
         t_ok, t_all = t_ok + s.terrain_right, t_all + s.terrain_total
         c_ok, c_all = c_ok + s.chips_right, c_all + s.chips_total
+        for h in chips:
+            read = board.tiles.get(aligned(h))
+            if h not in chips_under and read is not None:
+                cv_ok += read.number == truth.tiles[h].number
         wrong = []
         for h, tile in truth.tiles.items():
             read = board.tiles.get(aligned(h))
@@ -135,6 +144,8 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         "terrain_accuracy_of_hexes_not_hidden": v_ok / v_all if v_all else None,
         "terrain_wrong_hexes": misses,
         "chip_accuracy": c_ok / c_all if c_all else None,
+        "chips_hidden_by_hands": chips_hidden,
+        "chip_accuracy_of_chips_not_hidden": cv_ok / cv_all if cv_all else None,
         "refused_as_no_board": refused,
         "figures_on_boards_read_right": figures,
         "harbours_on_boards_read_right": harbours,
@@ -154,9 +165,6 @@ _HIDDEN = 0.75
 
 def hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
     """The hexes of a render whose terrain ring (0.45..0.8 hex radii) a hand mostly hides."""
-    if render.hand_mask is None or not render.hand_mask.any():
-        return set()
-    h, w = render.hand_mask.shape
     ring = np.array(
         [
             [r * np.cos(a), r * np.sin(a)]
@@ -164,14 +172,40 @@ def hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
             for a in np.linspace(0, 2 * np.pi, 48, endpoint=False)
         ]
     )
+    return _under_hands(render, distortion, list(render.board.tiles), ring, _HIDDEN)
+
+
+def chips_hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
+    """The hexes of a render whose number chip a hand covers by half or more (no reader can
+    read it; a chip lies at its hex's centre, 0.8 hex radii across)."""
+    disc = np.array(
+        [[0.0, 0.0]]
+        + [
+            [r * np.cos(a), r * np.sin(a)]
+            for r in (0.15, 0.3, 0.38)
+            for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ]
+    )
+    chips = [h for h, t in render.board.tiles.items() if t.number is not None]
+    return _under_hands(render, distortion, chips, disc, 0.5)
+
+
+def _under_hands(
+    render: Render, distortion: float, hexes: list[Hex], offsets: np.ndarray, share: float
+) -> set[Hex]:
+    """The ``hexes`` whose points at ``offsets`` (board-plane units from the hex centre) lie
+    under the render's hands in at least this ``share``."""
+    if render.hand_mask is None or not render.hand_mask.any():
+        return set()
+    h, w = render.hand_mask.shape
     out = set()
-    for hx in render.board.tiles:
-        pts = project(render.homography, ring + hex_center(hx))
+    for hx in hexes:
+        pts = project(render.homography, offsets + hex_center(hx))
         if distortion:
             pts = distort_points(pts, distortion, w, h)
         xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
         ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        if ok.any() and render.hand_mask[yi[ok], xi[ok]].mean() >= _HIDDEN:
+        if ok.any() and render.hand_mask[yi[ok], xi[ok]].mean() >= share:
             out.add(hx)
     return out
 
@@ -394,7 +428,9 @@ def run(args: argparse.Namespace) -> int:
         )
         print(
             f"  {syn['hexes_hidden_by_hands']} hexes hidden by hands; terrain of the others "
-            f"{_pct(syn['terrain_accuracy_of_hexes_not_hidden'])}"
+            f"{_pct(syn['terrain_accuracy_of_hexes_not_hidden'])}; "
+            f"{syn['chips_hidden_by_hands']} chips half or more under hands; chips of the others "
+            f"{_pct(syn['chip_accuracy_of_chips_not_hidden'])}"
         )
         print(
             "  wrong terrain: "

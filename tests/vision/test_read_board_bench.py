@@ -32,6 +32,8 @@ def test_bench_vision_json_without_datasets(
     }
     harbours = syn["harbours_on_boards_read_right"]
     assert set(harbours) == {"right", "unseen", "wrong", "extra"}
+    assert isinstance(syn["chips_hidden_by_hands"], int) and syn["chips_hidden_by_hands"] >= 0
+    assert 0.0 <= syn["chip_accuracy_of_chips_not_hidden"] <= 1.0
     assert doc["command"].startswith("catan-companion bench vision")
 
 
@@ -80,3 +82,35 @@ def test_hexes_hidden_by_a_hand_are_those_under_its_mask() -> None:
     assert seen_hidden
     bare = render_board(board, rng=0, conditions=Conditions())
     assert hidden_by_hands(bare, 0.0) == set()
+
+
+def test_chips_hidden_by_a_hand_are_those_it_covers_by_half() -> None:
+    import cv2
+    import numpy as np
+
+    from companion.board import hex_center
+    from vision.bench import chips_hidden_by_hands
+    from vision.register import project
+    from vision.synth.boards import standard_board
+    from vision.synth.render import Conditions, render_board
+
+    board = standard_board("base", np.random.default_rng(0))
+    circle = np.array(
+        [[0.4 * np.cos(a), 0.4 * np.sin(a)] for a in np.linspace(0, 2 * np.pi, 64, endpoint=False)]
+    )
+    seen_hidden = False
+    for seed in range(6):
+        conditions = Conditions(hands=1, fill=0.6)
+        render = render_board(board, rng=seed, conditions=conditions)
+        hidden = chips_hidden_by_hands(render, conditions.distortion)
+        assert all(board.tiles[h].number is not None for h in hidden)
+        for h, tile in board.tiles.items():
+            if tile.number is None:
+                continue
+            disc = project(render.homography, circle + hex_center(h))
+            inside = np.zeros(render.hand_mask.shape, np.uint8)
+            cv2.fillPoly(inside, [np.round(disc).astype(np.int32)], 1)
+            share = float(render.hand_mask[inside > 0].mean())
+            assert (h in hidden) == (share > 0.7) or 0.3 < share <= 0.7
+        seen_hidden |= bool(hidden)
+    assert seen_hidden
