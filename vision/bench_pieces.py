@@ -11,14 +11,17 @@ benched elsewhere), so what is measured is the pieces' reading alone.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
-from companion.board import Board, Piece, Terrain, Topology
-from vision.pieces import COLOURS, detect_pieces
+from companion.board import Board, Piece, Terrain, Topology, vertex_position
+from vision.pieces import COLOURS, KIND_CERTAIN, detect_pieces
 from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, render_board
 
@@ -76,11 +79,13 @@ def kinds_on_renders(n: int, seed: int, width: int = 1280, height: int = 960) ->
         ``confusion``: true kind -> read kind -> count (rows include "none" for pieces read
         where none stands); ``wrong_colour``: pieces found at their site with another colour;
         ``renders``: n; ``pieces``: the true pieces drawn; ``by_board``: the confusion per
-        board kind.
+        board kind; ``kind_sure``: the buildings read at true buildings, by true kind, kind
+        right or wrong, and sure or unsure (kind confidence at least KIND_CERTAIN or not).
     """
     rng = np.random.default_rng(seed)
     confusion: dict[str, Counter[str]] = {k: Counter() for k in KINDS}
     by_board: dict[str, dict[str, Counter[str]]] = {}
+    kind_sure: Counter[str] = Counter()
     wrong_colour = placed = 0
     for i in range(n):
         kind = ("base", "5-6", "seafarers")[i % 3]
@@ -100,6 +105,10 @@ def kinds_on_renders(n: int, seed: int, width: int = 1280, height: int = 960) ->
             confusion[p.kind][col] += 1
             table[p.kind][col] += 1
             wrong_colour += got is not None and got.color != p.color
+            if got is not None and got.vertex is not None:
+                right = "right" if got.kind == p.kind else "wrong"
+                sure = "sure" if got.kind_confidence >= KIND_CERTAIN else "unsure"
+                kind_sure[f"{p.kind}_{right}_{sure}"] += 1
         for got in read.values():
             confusion["none"][got.kind] += 1
             table["none"][got.kind] += 1
@@ -108,5 +117,97 @@ def kinds_on_renders(n: int, seed: int, width: int = 1280, height: int = 960) ->
         "pieces": placed,
         "confusion": {k: dict(v) for k, v in confusion.items()},
         "wrong_colour": wrong_colour,
+        "kind_sure": dict(kind_sure),
         "by_board": {b: {k: dict(v) for k, v in t.items()} for b, t in by_board.items()},
     }
+
+
+#: Buildings of the boards-dev photos without piece counts, labelled by eye (benchmark use
+#: only): (x, y) of the piece's foot in the photo's own pixels, its colour and kind. The
+#: photos of vieja_E and vieja_F have counts, and no city.
+BUILDING_LABELS: dict[str, tuple[tuple[int, int, str, str], ...]] = {
+    # 5th edition, plastic, camera low over the board's near edge.
+    "catan_2_0": (
+        (833, 84, "red", "settlement"),
+        (735, 300, "red", "settlement"),
+        (604, 186, "blue", "settlement"),
+        (593, 445, "blue", "settlement"),
+        (1101, 462, "white", "settlement"),
+        (735, 571, "white", "settlement"),
+    ),
+    # An older edition, wooden pieces, low camera.
+    "catan_55_0": (
+        (487, 38, "red", "settlement"),
+        (351, 88, "blue", "settlement"),
+        (225, 113, "blue", "settlement"),
+        (556, 90, "blue", "settlement"),
+        (447, 122, "orange", "city"),
+        (191, 181, "orange", "settlement"),
+        (136, 280, "orange", "settlement"),
+        (431, 196, "red", "settlement"),
+        (609, 195, "blue", "city"),
+        (460, 349, "red", "settlement"),
+    ),
+}
+# A label and a building read are the same piece within this distance on the board plane (hex
+# radii): buildings stand at least 1.7 apart, a piece's foot is within about half a hex radius
+# of its corner.
+_LABEL_REACH = 0.8
+
+
+def kinds_on_photos(datasets: Path) -> dict[str, Any]:
+    """City or settlement on real photos: :data:`BUILDING_LABELS`, and on the photos with
+    piece counts and no city, every building read is a settlement.
+
+    Each building read at a labelled piece (colour aside: the kind is what is scored) counts
+    as ``right`` or ``wrong`` kind, and ``sure`` or ``unsure`` (kind confidence at least
+    :data:`vision.pieces.KIND_CERTAIN` or not); buildings read where no label is are
+    ``extra``, labels with nothing read near are ``missed``.
+    """
+    from vision.read_board import load_image
+    from vision.register import register
+
+    folder = datasets / "boards-dev"
+    truth_path = folder / "groundtruth.json"
+    if not truth_path.is_file():
+        return {"skipped": f"{truth_path} not found"}
+    no_city = [
+        name
+        for entry in json.loads(truth_path.read_text())["entries"]
+        for name, counts in entry.get("pieces_per_photo", {}).items()
+        if not any(isinstance(c, dict) and c.get("cities") for c in counts.values())
+    ]
+    photos: dict[str, Any] = {}
+    total: Counter[str] = Counter()
+    for name in sorted(BUILDING_LABELS) + sorted(no_city):
+        path = folder / (name if name.endswith(".jpg") else f"{name}.jpg")
+        image = load_image(path)
+        reg = register(image)
+        found = [p for p in detect_pieces(image, reg) if p.vertex is not None]
+        plane = np.linalg.inv(reg.homography)
+        labels = BUILDING_LABELS.get(path.stem)
+        tally: Counter[str] = Counter()
+        if labels is None:
+            matched = [(p, "settlement") for p in found]
+        else:
+            feet = cv2.perspectiveTransform(
+                np.array([[(x, y) for x, y, _, _ in labels]], np.float64), plane
+            )[0]
+            matched = []
+            left = list(range(len(labels)))
+            for p in found:
+                at = np.array(vertex_position(p.vertex))
+                dist = [float(np.linalg.norm(feet[i] - at)) for i in left]
+                if dist and min(dist) <= _LABEL_REACH:
+                    i = left.pop(int(np.argmin(dist)))
+                    matched.append((p, labels[i][3]))
+                else:
+                    tally[f"extra_{p.kind}"] += 1
+            tally["missed"] += len(left)
+        for p, kind in matched:
+            right = "right" if p.kind == kind else "wrong"
+            sure = "sure" if p.kind_confidence >= KIND_CERTAIN else "unsure"
+            tally[f"{kind}_{right}_{sure}"] += 1
+        photos[path.stem] = dict(tally)
+        total.update(tally)
+    return {"photos": photos, "total": dict(total)}

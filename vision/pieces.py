@@ -166,6 +166,14 @@ _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a c
 CITY_SPREAD = 1.3
 _SPREAD_QUORUM = 3  # buildings measured before any is compared with the others
 _SPREAD_PIXELS = 12  # a building's own pixels needed for its spread to be measured
+#: A building's kind is sure (confidence 1) when its spread is this many times beyond
+#: CITY_SPREAD times the reference, or short of it (:func:`kind_confidence`).
+KIND_MARGIN = 1.3
+#: A building's spread measures the piece only when at least this share of its own pixels
+#: forms one 8-connected group (:func:`kind_confidence`).
+KIND_COMPACT = 0.9
+#: Below this kind confidence a building's kind is reported as in doubt (read-board).
+KIND_CERTAIN = 0.75
 # Ground model: a pixel is of a piece's colour when its hue is this near (radians).
 _OWN_HUE = math.radians(25.0)
 _SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
@@ -265,6 +273,9 @@ class DetectedPiece:
     vertex: Vertex | None = None
     edge: Edge | None = None
     confidence: float = 1.0
+    #: How sure the kind is (city or settlement), 0.5..1; ``confidence`` is never above it.
+    #: Below :data:`KIND_CERTAIN` the other kind is nearly as likely a reading.
+    kind_confidence: float = 1.0
 
     def to_piece(self) -> Piece:
         return Piece(self.kind, self.color, self.vertex, self.edge)
@@ -296,6 +307,8 @@ class SiteReadings:
         vertex_gain: float64 (V,) area (hex radii squared) within the same disc that differs
             from the tracker's reference top view and now has the colour of the building read
             at the corner (0 where none is read); None when no difference mask was given.
+        vertex_kind_conf: float64 (V,) how sure each building's kind is (0.5..1,
+            :func:`kind_confidence`; single photos); None: as sure as its presence.
             What an upgrade adds to a settlement, and nothing that stays around it.
     """
 
@@ -308,6 +321,7 @@ class SiteReadings:
     vertex_area: np.ndarray
     colours: tuple[str, ...] = COLOURS
     vertex_gain: np.ndarray | None = None
+    vertex_kind_conf: np.ndarray | None = None
 
     def pieces(self) -> list[DetectedPiece]:
         """The pieces of the known, occupied sites."""
@@ -319,6 +333,7 @@ class SiteReadings:
             self.vertex_conf,
             self.edge_conf,
             self.colours,
+            self.vertex_kind_conf,
         )
 
 
@@ -330,15 +345,26 @@ def pieces_from_states(
     vertex_conf: np.ndarray | None = None,
     edge_conf: np.ndarray | None = None,
     colours: Sequence[str] = COLOURS,
+    vertex_kind_conf: np.ndarray | None = None,
 ) -> list[DetectedPiece]:
-    """Pieces from per-site state codes (unknown and empty sites give none)."""
+    """Pieces from per-site state codes (unknown and empty sites give none); a building's
+    confidence is at most its kind's (``vertex_kind_conf``, None: 1)."""
     out: list[DetectedPiece] = []
     for i, s in enumerate(vertex_state):
         if s > EMPTY:
             c, big = divmod(int(s) - 1, 2)
             conf = 1.0 if vertex_conf is None else float(vertex_conf[i])
+            sure = 1.0 if vertex_kind_conf is None else float(vertex_kind_conf[i])
             kind = "city" if big else "settlement"
-            out.append(DetectedPiece(kind, colours[c], vertex=vertices[i], confidence=conf))
+            out.append(
+                DetectedPiece(
+                    kind,
+                    colours[c],
+                    vertex=vertices[i],
+                    confidence=min(conf, sure),
+                    kind_confidence=sure,
+                )
+            )
     for i, s in enumerate(edge_state):
         if s > EMPTY:
             c, big = divmod(int(s) - 1, 2)
@@ -1072,11 +1098,13 @@ class PieceDetector:
             # The ground model tells cities below, by their size among the photo's buildings.
             v_state[v] = state_code(c, self._ground is None and area / unit2 > _CITY_AREA)
             v_conf[v] = _confidence(f, _PRESENT)
+        kind_conf = None
         if self._ground is not None:
             _distance_rule(v_state, v_conf, vfrac.max(axis=1), t.vertex_neighbours)
             held = v_state > EMPTY
-            spread = self._spreads(norm, lab, dens, (v_state - 1) // 2, held)
+            spread, compact = self._spreads(norm, lab, dens, (v_state - 1) // 2, held)
             v_state[held & cities_by_spread(spread, held)] += 1
+            kind_conf = kind_confidence(spread, held, compact)
         gain = None
         if changed is not None:
             # Only what differs from the reference counts: whatever lies around the corner
@@ -1089,7 +1117,16 @@ class PieceDetector:
             col = np.where(built, (v_state - 1) // 2, 0) + 2
             gain = np.where(built, new_area[np.arange(n_v), col], 0) / unit2
         return SiteReadings(
-            t.vertices, t.edges, v_state, e_state, v_conf, e_conf, v_area, self.colours, gain
+            t.vertices,
+            t.edges,
+            v_state,
+            e_state,
+            v_conf,
+            e_conf,
+            v_area,
+            self.colours,
+            gain,
+            kind_conf,
         )
 
     def _anchor_of(self, covered: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -1132,21 +1169,30 @@ class PieceDetector:
         dens: GroundDensities,
         colour: np.ndarray,
         which: np.ndarray,
-    ) -> np.ndarray:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per corner (float64, hex radii): how far a building's own colour spreads along its
         longest axis, the standard deviation of its pixels along their major principal axis,
         within its area disc off the road bands (a city is a settlement with a wing: longer,
         not wider; :func:`cities_by_spread`); NaN where no building is (``which``) or too few
-        of its pixels are seen."""
+        of its pixels are seen. And per corner (float64, 0..1) how compact those pixels are:
+        the share in their largest 8-connected group (stray pixels of the colour in the art,
+        a road's end or a numeral lengthen the spread; :func:`kind_confidence`)."""
         assert self._ground is not None and self._sites.vbody is not None
         n = len(which)
         idx, site, own = self._own_pixels(
             norm, lab, dens, self._sites.vbody, self._ground.vertex_samples, colour, which
         )
         idx, site = idx[own], site[own]
-        w = self.size[0]
+        w, h = self.size
         x, y = (idx % w).astype(np.float64), (idx // w).astype(np.float64)
         count = np.bincount(site, minlength=n).astype(np.float64)
+        # Buildings never stand on neighbouring corners: their discs, hence groups, are apart.
+        mask = np.zeros(w * h, np.uint8)
+        mask[idx] = 1
+        groups, group_of = cv2.connectedComponents(mask.reshape(h, w), connectivity=8)
+        pair, sizes = np.unique(site * groups + group_of.ravel()[idx], return_counts=True)
+        largest = np.zeros(n, np.float64)
+        np.maximum.at(largest, pair // groups, sizes)
         safe = np.maximum(count, 1.0)
         mx, my = (np.bincount(site, weights=c, minlength=n) / safe for c in (x, y))
         sxx, syy, sxy = (
@@ -1156,7 +1202,8 @@ class PieceDetector:
         # The larger eigenvalue of the pixels' covariance.
         major = (sxx + syy) / 2 + np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
         spread = np.sqrt(np.maximum(major, 0.0)) / self.px
-        return np.where(which & (count >= _SPREAD_PIXELS), spread, np.nan)
+        measured = which & (count >= _SPREAD_PIXELS)
+        return np.where(measured, spread, np.nan), largest / np.maximum(count, 1.0)
 
     def _own_fraction(
         self,
@@ -1359,6 +1406,44 @@ def cities_by_spread(spread: np.ndarray, held: np.ndarray) -> np.ndarray:
         return out
     ref = float(np.quantile(spread[measured], 0.25))
     out[measured] = spread[measured] > CITY_SPREAD * ref
+    return out
+
+
+def kind_confidence(spread: np.ndarray, held: np.ndarray, compact: np.ndarray) -> np.ndarray:
+    """How sure each building's kind (city or settlement, :func:`cities_by_spread`) is.
+
+    0.5 (a coin toss) where the kind is a default, not a measure: a building whose spread was
+    not measured, every building of a photo with fewer than :data:`_SPREAD_QUORUM` measured,
+    and one whose own pixels are not one compact group (less than :data:`KIND_COMPACT` in the
+    largest: stray pixels of its colour in the art, a road's end, a numeral lengthen the
+    spread by what is no part of the piece). Otherwise from how far the spread's ratio to
+    the threshold lies from 1: 0.5 at the threshold, 1 at :data:`KIND_MARGIN` times beyond
+    it or short of it, either way.
+
+    Args:
+        spread: float (V,) per corner, NaN where not measured (see ``PieceDetector._spreads``).
+        held: bool (V,) the corners that hold a building.
+        compact: float (V,) share of a building's pixels in their largest group.
+
+    Returns:
+        float64 (V,): 0.5..1 for the buildings, 1 elsewhere.
+
+    >>> held, whole = np.ones(5, bool), np.ones(5)
+    >>> kind_confidence(np.array([0.13, 0.13, 0.13, 0.13 * 1.3, 0.4]), held, whole).tolist()
+    [1.0, 1.0, 1.0, 0.5, 1.0]
+    >>> kind_confidence(np.array([0.13, 0.2, np.nan, np.nan, np.nan]), held, whole).tolist()
+    [0.5, 0.5, 0.5, 0.5, 0.5]
+    """
+    out = np.ones(len(spread), np.float64)
+    out[held] = 0.5
+    seen = held & np.isfinite(spread)
+    if seen.sum() < _SPREAD_QUORUM:
+        return out
+    # The reference of cities_by_spread: compact or not, every measured building counts.
+    ref = float(np.quantile(spread[seen], 0.25))
+    measured = seen & (compact >= KIND_COMPACT)
+    margin = np.abs(np.log(spread[measured] / (CITY_SPREAD * ref)))
+    out[measured] = 0.5 + 0.5 * np.clip(margin / math.log(KIND_MARGIN), 0.0, 1.0)
     return out
 
 

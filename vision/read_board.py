@@ -22,7 +22,7 @@ import numpy as np
 from companion.board import Board, Hex, Terrain, Tile, hex_center
 from vision.harbours import read_harbours
 from vision.occlusion import cover_mask, covered_fraction
-from vision.pieces import detect_pieces
+from vision.pieces import KIND_CERTAIN, detect_pieces
 from vision.register import (
     Registration,
     plane_to_axial,
@@ -183,7 +183,11 @@ def read_board(
     robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, warnings)
     harbours = read_harbours(lab, plane_to_top, reg.kind, tiles)
     warnings.extend(harbours.warnings)
-    seen = [p.to_piece() for p in detect_pieces(image, reg)] if pieces else []
+    found = detect_pieces(image, reg) if pieces else []
+    seen = [p.to_piece() for p in found]
+    doubt = sum(p.kind_confidence < KIND_CERTAIN for p in found)
+    if doubt:
+        warnings.append(f"uncertain: {doubt} building(s) could be a city or a settlement")
     if seen:
         # Colour classes come from the renderer unless the table was calibrated: on real
         # plastic, pieces read from one photo need a look (docs/vision-tracking.md).

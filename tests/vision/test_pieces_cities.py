@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from test_pieces import CAMERA, board_of
 
-from companion.board import Piece, Terrain, Topology, Vertex
+from companion.board import Piece, Terrain, Topology, Vertex, vertex_position
+from companion.layouts import random_board
 from vision.pieces import (
     CITY_SPREAD,
+    KIND_CERTAIN,
+    KIND_MARGIN,
     PLASTIC_SHADES,
+    DetectedPiece,
     PieceDetector,
     cities_by_spread,
+    kind_confidence,
 )
 from vision.synth.render import render_board
 
@@ -80,3 +86,99 @@ def test_too_few_buildings_measured_are_settlements() -> None:
         False,
         False,
     ]
+
+
+def _speckled(image: np.ndarray, homography: np.ndarray, corner: Vertex, bgr: tuple) -> None:
+    """Specks of a piece's colour scattered around ``corner`` (in place): what a red hill's art,
+    a red numeral or a road's end leave around a real settlement, apart from the piece."""
+    p = np.array(vertex_position(corner))
+    for k in range(8):
+        a = (k + 0.5) * np.pi / 4  # between the corner's sides (which lie 120 degrees apart)
+        spot = p + 0.33 * np.array([np.cos(a), np.sin(a)])
+        x, y = cv2.perspectiveTransform(spot.reshape(1, 1, 2), homography)[0, 0]
+        cv2.circle(image, (int(round(x)), int(round(y))), 2, bgr, -1)
+
+
+def _kind_confidences(image: np.ndarray, homography: np.ndarray, tiles: list) -> dict:
+    det = PieceDetector(homography, tiles, shades=PLASTIC_SHADES, ground=True)
+    return {p.vertex: p for p in det.read(image).pieces() if p.vertex is not None}
+
+
+def test_a_building_among_stray_specks_of_its_colour_has_an_unsure_kind() -> None:
+    """Stray pixels of a building's colour around it are no part of the piece and lengthen its
+    spread: its kind is then a coin toss, never a sure city (nor a sure settlement); the
+    same building without them is measured."""
+    colours = ["red", "blue", "orange", "red", "brown", "blue"]
+    pieces = [Piece("settlement", c, vertex=v) for c, v in zip(colours, CORNERS, strict=True)]
+    board = board_of(Terrain.PASTURE, pieces)
+    r = render_board(board, width=960, height=720, rng=4, conditions=CAMERA)
+    clean = _kind_confidences(r.image, r.homography, list(board.tiles))
+    assert clean[CORNERS[0]].kind_confidence > 0.5
+    image = r.image.copy()
+    _speckled(image, r.homography, CORNERS[0], (40, 40, 200))
+    got = _kind_confidences(image, r.homography, list(board.tiles))
+    assert got[CORNERS[0]].kind_confidence == 0.5
+    assert got[CORNERS[0]].confidence <= 0.5
+
+
+def test_two_buildings_have_no_sure_kind() -> None:
+    """With too few buildings to compare, both read as settlements, and say they are unsure."""
+    pieces = [
+        Piece("settlement", "red", vertex=CORNERS[0]),
+        Piece("city", "blue", vertex=CORNERS[3]),
+    ]
+    board = board_of(Terrain.PASTURE, pieces)
+    r = render_board(board, width=960, height=720, rng=5, conditions=CAMERA)
+    got = _kind_confidences(r.image, r.homography, list(board.tiles))
+    assert {v: p.kind for v, p in got.items()} == {
+        v: "settlement" for v in (CORNERS[0], CORNERS[3])
+    }
+    assert all(p.kind_confidence == 0.5 for p in got.values())
+
+
+def test_the_kind_is_unsure_near_the_threshold_and_sure_far_from_it() -> None:
+    held, whole = np.ones(6, bool), np.ones(6)
+    # The photo's other settlements measure alike: the reference stays theirs.
+    settlements = np.full(6, 0.13)
+    ref = 0.13
+    conf = []
+    for ratio in (1.0, 1.2, CITY_SPREAD, 1.4, CITY_SPREAD * KIND_MARGIN):
+        spread = settlements.copy()
+        spread[2] = ref * ratio
+        conf.append(kind_confidence(spread, held, whole)[2])
+    assert conf[2] == pytest.approx(0.5)
+    assert conf[0] == conf[4] == 1.0
+    assert conf[1] < KIND_CERTAIN and conf[3] < KIND_CERTAIN
+    assert conf[1] > 0.5 and conf[3] > 0.5
+    # The same photo closer or with taller pieces: the same confidences.
+    spread = settlements.copy()
+    spread[2] = ref * 1.2
+    np.testing.assert_allclose(
+        kind_confidence(spread * 1.6, held, whole), kind_confidence(spread, held, whole)
+    )
+
+
+def test_a_scattered_building_and_empty_corners() -> None:
+    held = np.array([True, True, True, True, False])
+    spread = np.array([0.13, 0.14, 0.135, 0.3, np.nan])
+    compact = np.array([1.0, 1.0, 0.95, 0.6, 1.0])
+    conf = kind_confidence(spread, held, compact)
+    assert conf[3] == 0.5 and conf[4] == 1.0
+    assert np.all(conf[:3] > 0.5)
+
+
+def test_read_board_is_uncertain_when_a_buildings_kind_is(monkeypatch) -> None:  # noqa: ANN001
+    """read-board's certainty counts the buildings whose kind is in doubt."""
+    import vision.read_board as rb
+
+    board = board_of(Terrain.FIELDS, [])
+    board.tiles = dict(random_board(4, seed=31).tiles)
+    r = render_board(board, width=960, height=720, rng=31, conditions=CAMERA)
+    doubtful = DetectedPiece("city", "red", vertex=CORNERS[0], confidence=0.6, kind_confidence=0.6)
+    sure = DetectedPiece("settlement", "blue", vertex=CORNERS[1], confidence=0.9)
+    monkeypatch.setattr(rb, "detect_pieces", lambda image, reg: [sure])
+    assert not any("city or a settlement" in w for w in rb.read_board(r.image).warnings)
+    monkeypatch.setattr(rb, "detect_pieces", lambda image, reg: [doubtful, sure])
+    read = rb.read_board(r.image)
+    assert "uncertain: 1 building(s) could be a city or a settlement" in read.warnings
+    assert not rb.is_certain(read)
