@@ -142,12 +142,12 @@ def test_the_kind_is_unsure_near_the_threshold_and_sure_far_from_it() -> None:
     settlements = np.full(6, 0.13)
     ref = 0.13
     conf = []
-    for ratio in (1.0, 1.2, CITY_SPREAD, 1.4, CITY_SPREAD * KIND_MARGIN):
+    for ratio in (CITY_SPREAD / KIND_MARGIN, 1.2, CITY_SPREAD, 1.4, CITY_SPREAD * KIND_MARGIN):
         spread = settlements.copy()
         spread[2] = ref * ratio
         conf.append(kind_confidence(spread, held, whole)[2])
     assert conf[2] == pytest.approx(0.5)
-    assert conf[0] == conf[4] == 1.0
+    assert conf[0] == pytest.approx(1.0) and conf[4] == pytest.approx(1.0)
     assert conf[1] < KIND_CERTAIN and conf[3] < KIND_CERTAIN
     assert conf[1] > 0.5 and conf[3] > 0.5
     # The same photo closer or with taller pieces: the same confidences.
