@@ -284,7 +284,7 @@ def _components(
 
 # A blob reaching the disc's edge may be print when this share of it lies within _INNER radii
 # and its centre within _CENTRAL radii of the disc's (a digit of a 10 lies about 0.35 off).
-_INNER, _INNER_SHARE, _CENTRAL = 0.8, 0.75, 0.5
+_INNER, _INNER_SHARE, _CENTRAL = 0.8, 0.5, 0.65
 # A dropped blob reaching the edge with this share within _INNER radii may be a cut digit.
 _CUT_SHARE = 0.4
 

@@ -305,3 +305,16 @@ def test_a_numeral_reaching_the_edge_of_a_disc_found_off_centre_is_read_whole(
     dx, dy = off * math.cos(math.radians(side_deg)), off * math.sin(math.radians(side_deg))
     reading = read_chip(image, disc=(c + dx, c + dy, 0.95 * r))
     assert reading.value == 12, reading
+
+
+@pytest.mark.parametrize("rotation", [0.0, 60.0, 150.0])
+@pytest.mark.parametrize(("share", "off"), [(0.75, 0.0), (0.8, 0.1), (0.7, 0.0)])
+def test_a_two_digit_numeral_whose_digits_both_reach_the_edge_is_read(
+    rotation: float, share: float, off: float
+) -> None:
+    # A disc found well inside the chip's rim: both digits of the 12 reach its edge.
+    image = _on_table(12, "plain", rotation)
+    c = (image.shape[1] - 1) / 2.0
+    r = 0.47 * 120
+    reading = read_chip(image, disc=(c + off * r, c, share * r))
+    assert reading.value == 12, reading
