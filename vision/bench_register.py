@@ -14,6 +14,9 @@ the two benches' figures can be read side by side. Per render:
 - **mis-registered**: the wrong kind, or a true hex centre farther than :data:`TOLERANCE`
   hex radii from every registered one;
 - the largest centre error (hex radii), and registration's CPU time.
+
+The renders refused or mis-registered are listed (index, true kind, kind read, largest
+centre error, whether the placement was reported ambiguous) so that each can be looked at.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def synthetic_registration(renders: int, seed: int = 0) -> dict[str, Any]:
     chips = missed = refused = misregistered = wrong_kind = 0
     errors: list[float] = []
     cpu: list[float] = []
+    failures: list[dict[str, Any]] = []
     for i in range(renders):
         rng = np.random.default_rng(seed * 100_003 + i)
         truth = _board(i % 3, rng)
@@ -101,6 +105,7 @@ def synthetic_registration(renders: int, seed: int = 0) -> dict[str, Any]:
             reg = register(render.image)
         except ValueError:
             refused += 1
+            failures.append({"render": i, "kind": truth.kind, "read": None})
             continue
         cpu.append(time.process_time() - start)
         true_centres = np.array([render.hex_polygons[h].mean(axis=0) for h in truth.tiles])
@@ -108,7 +113,17 @@ def synthetic_registration(renders: int, seed: int = 0) -> dict[str, Any]:
         error = centre_error(true_centres, found, spacing)
         errors.append(error)
         wrong_kind += reg.kind != truth.kind
-        misregistered += reg.kind != truth.kind or error > TOLERANCE
+        if reg.kind != truth.kind or error > TOLERANCE:
+            misregistered += 1
+            failures.append(
+                {
+                    "render": i,
+                    "kind": truth.kind,
+                    "read": reg.kind,
+                    "largest_centre_error": round(error, 2),
+                    "ambiguous": reg.ambiguous,
+                }
+            )
     return {
         "renders": renders,
         "seed": seed,
@@ -119,6 +134,7 @@ def synthetic_registration(renders: int, seed: int = 0) -> dict[str, Any]:
         "wrong_kind": wrong_kind,
         "median_largest_centre_error": statistics.median(errors) if errors else None,
         "median_register_cpu_s": statistics.median(cpu) if cpu else None,
+        "refused_or_misregistered": failures,
     }
 
 

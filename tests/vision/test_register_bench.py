@@ -36,6 +36,26 @@ def test_one_render_through_the_command_line(capsys: pytest.CaptureFixture[str])
     assert result["command"] == "catan-companion bench register --renders 1 --seed 3 --json"
     assert 0 <= result["chips_missed_by_candidates"] <= result["visible_chips"]
     assert result["refused_as_no_board"] + (result["median_register_cpu_s"] is not None) == 1
+    failures = result["refused_or_misregistered"]
+    assert len(failures) == result["refused_as_no_board"] + result["misregistered"]
+
+
+def test_a_misregistered_render_is_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Registration that always answers one hex off: every render is listed, with its kind.
+    import vision.bench_register as bench
+    from vision.register import register
+
+    def one_off(image: np.ndarray, kind: str | None = None) -> object:
+        reg = register(image, kind)
+        reg.homography = reg.homography @ np.array([[1.0, 0, 3**0.5], [0, 1, 0], [0, 0, 1]])
+        return reg
+
+    monkeypatch.setattr(bench, "register", one_off)
+    result = bench.synthetic_registration(1, seed=0)
+    assert result["misregistered"] == 1
+    (listed,) = result["refused_or_misregistered"]
+    assert listed["render"] == 0 and listed["kind"] == "base" and listed["read"] == "base"
+    assert listed["largest_centre_error"] > 1.0
 
 
 def test_bad_render_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
