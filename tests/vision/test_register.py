@@ -308,3 +308,21 @@ def test_an_island_reached_across_the_sea_is_laid_on_its_own_cells(seed: int, in
     reg = register(r.image)
     assert reg.kind == "seafarers"
     assert _max_centre_error(r, reg.homography, reg.hexes) < 0.3
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_sea_reaching_the_image_edge_is_not_taken_for_a_table(seed: int) -> None:
+    # The photo cuts the map's outer sea at the top and bottom: the blue along the image's
+    # edges is the sea itself, so no table colour may be learned from it.
+    from companion.board import Terrain
+    from vision.synth.boards import seafarers_board
+
+    board = seafarers_board(np.random.default_rng(seed))
+    r = render_board(board, rng=seed, conditions=replace(CLEAN, tilt_deg=20.0, fill=0.9))
+    corners = np.vstack(list(r.hex_polygons.values()))
+    top, bottom = int(corners[:, 1].min()) + 40, int(corners[:, 1].max()) - 40
+    image = np.ascontiguousarray(r.image[top:bottom])
+    reg = register(image)
+    assert reg.kind == "seafarers"
+    seas = sum(t.terrain == Terrain.SEA for t in board.tiles.values())
+    assert sum(f > 0.7 for f in reg.sea_fraction.values()) >= seas - 1
