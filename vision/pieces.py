@@ -1104,9 +1104,19 @@ class PieceDetector:
         if self._ground is not None:
             _distance_rule(v_state, v_conf, vfrac.max(axis=1), t.vertex_neighbours)
             held = v_state > EMPTY
-            spread, compact = self._spreads(norm, lab, dens, (v_state - 1) // 2, held)
-            v_state[held & cities_by_spread(spread, held)] += 1
+            colour = (v_state - 1) // 2
+            spread, compact = self._spreads(norm, lab, dens, colour, held)
+            city = held & cities_by_spread(spread, held)
             kind_conf = kind_confidence(spread, held, compact)
+            # Every side's band is left out above, and with it a city's wing lying along a side
+            # that holds no road of its colour: measured again with only those roads' bands
+            # left out, a building whose kind differs is in doubt.
+            roads = np.where(e_state > EMPTY, (e_state - 1) // 2, -1)
+            other, other_compact = self._spreads(norm, lab, dens, colour, held, roads)
+            agree = city == (held & cities_by_spread(other, held))
+            other_conf = kind_confidence(other, held, other_compact)
+            kind_conf = np.where(agree, np.minimum(kind_conf, other_conf), 0.5)
+            v_state[city] += 1
         gain = None
         if changed is not None:
             # Only what differs from the reference counts: whatever lies around the corner
@@ -1171,18 +1181,33 @@ class PieceDetector:
         dens: GroundDensities,
         colour: np.ndarray,
         which: np.ndarray,
+        roads: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per corner (float64, hex radii): how far a building's own colour spreads along its
         longest axis, the standard deviation of its pixels along their major principal axis,
         within its area disc off the road bands (a city is a settlement with a wing: longer,
         not wider; :func:`cities_by_spread`); NaN where no building is (``which``) or too few
-        of its pixels are seen. And per corner (float64, 0..1) how compact those pixels are:
-        the share in their largest 8-connected group (stray pixels of the colour in the art,
-        a road's end or a numeral lengthen the spread; :func:`kind_confidence`)."""
+        of its pixels are seen. With ``roads`` (int (E,): per side the colour index of the road
+        or ship read there, -1 for none), only the bands of the sides that hold a road of the
+        building's own colour are left out. And per corner (float64, 0..1) how compact those
+        pixels are: the share in their largest 8-connected group (stray pixels of the colour
+        in the art, a road's end or a numeral lengthen the spread; :func:`kind_confidence`)."""
         assert self._ground is not None and self._sites.vbody is not None
         n = len(which)
+        region = self._sites.vbody
+        if roads is not None:
+            s = self._sites
+            band_idx, band = s.vband
+            vertex = band // 3
+            side = s.vband_edge[vertex, band % 3]
+            mine = which[vertex] & (side >= 0) & (roads[side] == colour[vertex])
+            cut = np.full(self.size[0] * self.size[1], -1, np.int64)
+            cut[band_idx[mine]] = vertex[mine]
+            area_idx, area_site = s.varea
+            keep = cut[area_idx] != area_site
+            region = (area_idx[keep], area_site[keep])
         idx, site, own = self._own_pixels(
-            norm, lab, dens, self._sites.vbody, self._ground.vertex_samples, colour, which
+            norm, lab, dens, region, self._ground.vertex_samples, colour, which
         )
         idx, site = idx[own], site[own]
         w, h = self.size
@@ -1420,7 +1445,8 @@ def kind_confidence(spread: np.ndarray, held: np.ndarray, compact: np.ndarray) -
     largest: stray pixels of its colour in the art, a road's end, a numeral lengthen the
     spread by what is no part of the piece). Otherwise from how far the spread's ratio to
     the threshold lies from 1: 0.5 at the threshold, 1 at :data:`KIND_MARGIN` times beyond
-    it or short of it, either way.
+    it or short of it, either way. (The detector also measures each building a second way and
+    doubts a kind the two ways disagree on; see ``PieceDetector.read_top``.)
 
     Args:
         spread: float (V,) per corner, NaN where not measured (see ``PieceDetector._spreads``).

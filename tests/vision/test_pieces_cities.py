@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_pieces import CAMERA, board_of
 
-from companion.board import Piece, Terrain, Topology, Vertex, vertex_position
+from companion.board import Piece, Terrain, Topology, Vertex, edge_vertices, vertex_position
 from companion.layouts import random_board
 from vision.pieces import (
     CITY_SPREAD,
@@ -182,3 +182,37 @@ def test_read_board_is_uncertain_when_a_buildings_kind_is(monkeypatch) -> None: 
     read = rb.read_board(r.image)
     assert "uncertain: 1 building(s) could be a city or a settlement" in read.warnings
     assert not rb.is_certain(read)
+
+
+def test_a_wing_along_a_side_without_a_road_makes_the_kind_doubtful() -> None:
+    """Every side's band is left out of a building's spread (roads run there), so a wing lying
+    along a side that holds no road of the building's colour goes unmeasured: measured with
+    only its own roads' bands left out, the building reads otherwise, and its kind is in doubt.
+    """
+    colours = ["red", "blue", "orange", "red", "brown", "blue"]
+    pieces = [Piece("settlement", c, vertex=v) for c, v in zip(colours, CORNERS, strict=True)]
+    board = board_of(Terrain.PASTURE, pieces)
+    r = render_board(board, width=960, height=720, rng=6, conditions=CAMERA)
+    t = Topology.of(list(board.tiles))
+    v = t.vertices.index(CORNERS[0])
+    ends = edge_vertices(t.edges[t.vertex_edges[v][0]])
+    p = np.array(vertex_position(CORNERS[0]))
+    far = np.array(vertex_position(ends[1] if ends[0] == CORNERS[0] else ends[0]))
+    along = (far - p) / np.linalg.norm(far - p)
+    across = np.array([-along[1], along[0]])
+    wing = [
+        p + a * along + b * across
+        for a, b in ((0.1, -0.07), (0.38, -0.07), (0.38, 0.07), (0.1, 0.07))
+    ]
+    pts = cv2.perspectiveTransform(np.array([wing], np.float64), r.homography)[0]
+    x, y = np.round(cv2.perspectiveTransform(p.reshape(1, 1, 2), r.homography)[0, 0]).astype(int)
+    colour = np.median(r.image[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3), axis=0)
+    image = r.image.copy()
+    cv2.fillConvexPoly(image, np.round(pts).astype(np.int32), tuple(float(c) for c in colour))
+    clean = _kind_confidences(r.image, r.homography, list(board.tiles))
+    got = _kind_confidences(image, r.homography, list(board.tiles))
+    assert clean[CORNERS[0]].kind_confidence > 0.5
+    assert got[CORNERS[0]].kind_confidence == 0.5
+    assert not any(
+        p.kind == "road" and p.edge == t.edges[t.vertex_edges[v][0]] for p in got.values()
+    )
