@@ -185,9 +185,14 @@ def read_board(
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
     seen = [p.to_piece() for p in found]
-    doubt = sum(p.kind_confidence < KIND_CERTAIN for p in found)
+    doubt = [p for p in found if p.vertex is not None and p.kind_confidence < KIND_CERTAIN]
     if doubt:
-        warnings.append(f"uncertain: {doubt} building(s) could be a city or a settlement")
+        # Named by place: the pieces' JSON carries no confidence, and a player must know
+        # which building to look at.
+        which = "; ".join(f"{p.color} {p.kind} at ({', '.join(map(str, p.vertex))})" for p in doubt)
+        warnings.append(
+            f"uncertain: {len(doubt)} building(s) could be a city or a settlement: {which}"
+        )
     if seen:
         # Colour classes come from the renderer unless the table was calibrated: on real
         # plastic, pieces read from one photo need a look (docs/vision-tracking.md).

@@ -180,7 +180,11 @@ def test_read_board_is_uncertain_when_a_buildings_kind_is(monkeypatch) -> None: 
     assert not any("city or a settlement" in w for w in rb.read_board(r.image).warnings)
     monkeypatch.setattr(rb, "detect_pieces", lambda image, reg: [doubtful, sure])
     read = rb.read_board(r.image)
-    assert "uncertain: 1 building(s) could be a city or a settlement" in read.warnings
+    v = CORNERS[0]
+    assert (
+        f"uncertain: 1 building(s) could be a city or a settlement: red city at ({v.q}, {v.r}, "
+        f"{v.corner})" in read.warnings
+    )
     assert not rb.is_certain(read)
 
 
