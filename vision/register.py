@@ -393,20 +393,31 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
     seeds = np.argsort(-rad)[:_MAX_SEEDS]
     # Lattice (1,0) -> u and (0,1) -> v, as an affine map of the board plane.
     to_basis = np.linalg.inv(axial_to_plane(np.array([[1, 0], [0, 1]])).T)
+    # Every seed's proposals first, then measured together (the per-lattice arithmetic of
+    # _score on all at once); a seed's turn below takes its proposals' scores in order.
+    affs: list[np.ndarray] = []
+    first: dict[int, tuple[int, int]] = {}
     for i in seeds:
-        # A candidate the best lattice so far already explains would only propose it again.
-        if best is not None and best[1][i]:
-            continue
         ratio = d[i] / rad[i]
         near = np.nonzero((ratio > 2.8) & (ratio < 7.0) & (np.abs(np.log(rad / rad[i])) < 0.4))[0]
         near = near[np.argsort(d[i, near])][:10]
+        start = len(affs)
         for j, k in _basis_pairs(pts[near] - pts[i]):
             u, v = pts[near[j]] - pts[i], pts[near[k]] - pts[i]
             lin = np.column_stack([u, v]) @ to_basis
             aff = np.eye(3)
             aff[:2, :2] = lin
             aff[:2, 2] = pts[i] - lin @ np.zeros(2)
-            score, inl = _score(aff, pts, rad, rad[i])
+            affs.append(aff)
+        first[int(i)] = (start, len(affs))
+    measured = _Lattices(affs, pts, rad)
+    for i in seeds:
+        # A candidate the best lattice so far already explains would only propose it again.
+        if best is not None and best[1][i]:
+            continue
+        for n in range(*first[int(i)]):
+            score, inl = measured.score(n, rad[i])
+            aff = affs[n]
             if score > 0:
                 proposals.append((i, inl, aff))
             if best is None or score > best_score:
@@ -907,6 +918,54 @@ def _score(
     region = np.all((cells >= lo) & (cells <= hi), axis=1)
     area = rad**2
     return float(area[inl].sum() - _CHANCE * area[same_size & region].sum()), inl
+
+
+class _Lattices:
+    """Lattices (board plane -> pixels, (3, 3) each) measured against the same candidates
+    together: :meth:`score` gives what :func:`_score` gives for one of them. Every step is the
+    same arithmetic as :func:`_score` and :func:`_inliers` do on one lattice, run on all at
+    once; the per-lattice medians and area sums stay one lattice at a time."""
+
+    def __init__(self, hs: list[np.ndarray], pts: np.ndarray, rad: np.ndarray) -> None:
+        self.hs, self.pts, self.rad = hs, pts, rad
+        self.inv: np.ndarray | None = None
+        if not hs:
+            return
+        try:
+            self.inv = inv = np.linalg.inv(np.array(hs))
+        except np.linalg.LinAlgError:  # a singular one: each is scored alone by _score
+            return
+        n, m = len(hs), len(pts)
+        p = np.hstack([pts, np.ones((m, 1))]) @ inv.transpose(0, 2, 1)
+        plane = (p[..., :2] / p[..., 2:3]).reshape(-1, 2)
+        cells = plane_to_axial(plane)
+        resid = np.linalg.norm(plane - axial_to_plane(round_axial(cells)), axis=1)
+        self.resid = resid.reshape(n, m)
+        self.cells = cells.reshape(n, m, 2)
+        w = inv[:, 2, 0, None] * pts[:, 0] + inv[:, 2, 1, None] * pts[:, 1] + inv[:, 2, 2, None]
+        self.plane_rad = rad * np.sqrt(np.abs(np.linalg.det(inv)[:, None] / w**3))
+        self.plausible = (self.plane_rad > 0.22) & (self.plane_rad < 0.65)
+
+    def score(self, n: int, ref_radius: float) -> tuple[float, np.ndarray]:
+        """:func:`_score` of lattice ``n``."""
+        if self.inv is None:
+            return _score(self.hs[n], self.pts, self.rad, ref_radius)
+        rad, resid, plane_rad = self.rad, self.resid[n], self.plane_rad[n]
+        near = (resid < _TOLERANCE) & self.plausible[n] & (np.abs(np.log(rad / ref_radius)) < 0.4)
+        if not np.any(near):
+            return 0.0, np.zeros(len(rad), bool)
+        ref = np.median(plane_rad[near])
+        ok_size = self.plausible[n] & (np.abs(np.log(plane_rad / ref)) < 0.3)
+        inl = (resid < _TOLERANCE) & ok_size & np.isfinite(resid)
+        # Fewer than five discs is no lattice worth the name (three light hexes make one).
+        if inl.sum() < 5:
+            return 0.0, inl
+        cells = self.cells[n]
+        lo = cells[inl].min(axis=0) - 1.0
+        hi = cells[inl].max(axis=0) + 1.0
+        region = np.all((cells >= lo) & (cells <= hi), axis=1)
+        area = rad**2
+        return float(area[inl].sum() - _CHANCE * area[ok_size & region].sum()), inl
 
 
 def _inliers(

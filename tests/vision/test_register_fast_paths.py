@@ -15,7 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.board import hex_center
-from vision.register import _basis_pairs, _filled, project, sea_fraction
+from vision.register import (
+    _basis_pairs,
+    _filled,
+    _Lattices,
+    _score,
+    axial_to_plane,
+    project,
+    sea_fraction,
+)
 
 
 def _pairs_one_by_one(offsets: np.ndarray) -> list[tuple[int, int]]:
@@ -117,3 +125,37 @@ def test_sea_fractions_are_those_of_each_cell_sampled_alone(seed: int) -> None:
     cells = [(q, r) for q in range(-6, 7) for r in range(-6, 7)]
     bgr = np.zeros((120, 160, 3), np.uint8)
     assert sea_fraction(bgr, h, cells, blue) == _sea_one_cell_at_a_time(blue, h, cells)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_lattices_scored_together_score_as_each_alone(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    # Discs on a tilted lattice, some off it, among scattered smaller blobs.
+    h = np.array([[40.0, 12.0, 400.0], [-5.0, 38.0, 300.0], [2e-5, 1e-4, 1.0]])
+    cells = np.array([(q, r) for q in range(-2, 3) for r in range(-2, 3) if abs(q + r) <= 2])
+    chips = project(h, axial_to_plane(cells)) + rng.normal(0, 2, (len(cells), 2))
+    clutter = rng.uniform(100, 700, (40, 2))
+    pts = np.vstack([chips, clutter])
+    rad = np.concatenate([rng.uniform(13, 17, len(chips)), rng.uniform(3, 16, len(clutter))])
+    # Proposals as the seeds make them: affine maps through a disc and two others, and a
+    # singular one now and then (each then falls back to the plain score).
+    hs = []
+    for _ in range(12):
+        i, j, k = rng.choice(len(pts), 3, replace=False)
+        aff = np.eye(3)
+        aff[:2, :2] = np.column_stack([pts[j] - pts[i], pts[k] - pts[i]])
+        aff[:2, 2] = pts[i]
+        hs.append(aff)
+    hs.append(h)
+    if seed % 5 == 0:
+        hs.append(np.zeros((3, 3)))
+    measured = _Lattices(hs, pts, rad)
+    for n, lattice in enumerate(hs):
+        ref = float(rad[n % len(rad)])
+        score, inl = measured.score(n, ref)
+        plain_score, plain_inl = _score(lattice, pts, rad, ref)
+        assert score == plain_score
+        np.testing.assert_array_equal(inl, plain_inl)
+    # The true lattice explains the chips (the comparison above is not of zeros alone).
+    assert measured.score(12, 15.0)[0] > 0.0
