@@ -1191,7 +1191,8 @@ class PieceDetector:
         or ship read there, -1 for none), only the bands of the sides that hold a road of the
         building's own colour are left out. And per corner (float64, 0..1) how compact those
         pixels are: the share in their largest 8-connected group (stray pixels of the colour
-        in the art, a road's end or a numeral lengthen the spread; :func:`kind_confidence`)."""
+        in the art, a road's end or a numeral lengthen the spread; :func:`kind_confidence`).
+        A building less compact than :data:`KIND_COMPACT` is measured on that group alone."""
         assert self._ground is not None and self._sites.vbody is not None
         n = len(which)
         region = self._sites.vbody
@@ -1220,6 +1221,15 @@ class PieceDetector:
         pair, sizes = np.unique(site * groups + group_of.ravel()[idx], return_counts=True)
         largest = np.zeros(n, np.float64)
         np.maximum.at(largest, pair // groups, sizes)
+        compact = largest / np.maximum(count, 1.0)
+        # A scattered building is measured on its largest group: the piece is one object,
+        # the rest is its colour in the art around it. (Its kind is in doubt all the same.)
+        order = np.lexsort((sizes, pair // groups))
+        best = np.full(n, -1, np.int64)
+        best[(pair // groups)[order]] = (pair % groups)[order]
+        keep = (compact[site] >= KIND_COMPACT) | (group_of.ravel()[idx] == best[site])
+        idx, site, x, y = idx[keep], site[keep], x[keep], y[keep]
+        count = np.bincount(site, minlength=n).astype(np.float64)
         safe = np.maximum(count, 1.0)
         mx, my = (np.bincount(site, weights=c, minlength=n) / safe for c in (x, y))
         sxx, syy, sxy = (
@@ -1230,7 +1240,7 @@ class PieceDetector:
         major = (sxx + syy) / 2 + np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
         spread = np.sqrt(np.maximum(major, 0.0)) / self.px
         measured = which & (count >= _SPREAD_PIXELS)
-        return np.where(measured, spread, np.nan), largest / np.maximum(count, 1.0)
+        return np.where(measured, spread, np.nan), compact
 
     def _own_fraction(
         self,

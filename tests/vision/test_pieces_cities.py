@@ -119,6 +119,8 @@ def test_a_building_among_stray_specks_of_its_colour_has_an_unsure_kind() -> Non
     got = _kind_confidences(image, r.homography, list(board.tiles))
     assert got[CORNERS[0]].kind_confidence == 0.5
     assert got[CORNERS[0]].confidence <= 0.5
+    # Measured on its largest group, the piece itself: a settlement still.
+    assert got[CORNERS[0]].kind == "settlement"
 
 
 def test_two_buildings_have_no_sure_kind() -> None:
