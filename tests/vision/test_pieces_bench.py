@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from companion.board import Terrain, Topology
-from vision.bench_pieces import KINDS, kinds_on_renders, random_pieces
+from vision.bench_pieces import KINDS, kinds_on_photos, kinds_on_renders, random_pieces
 from vision.synth.boards import seafarers_board, standard_board
 
 
@@ -35,3 +37,13 @@ def test_every_true_piece_lands_in_one_cell_of_the_table() -> None:
     assert sum(sum(row.values()) for k, row in table.items() if k != "none") == out["pieces"]
     assert sum(table[k].get(k, 0) for k in ("settlement", "road", "ship")) > out["pieces"] / 2
     assert sum(out["by_board"]["seafarers"]["ship"].values()) > 0
+    # Every building read at a true building is tallied by kind right or wrong, sure or not.
+    buildings = ("settlement", "city")
+    found = sum(table[k].get(c, 0) for k in buildings for c in buildings)
+    assert sum(out["kind_sure"].values()) == found
+    wrong = table["settlement"].get("city", 0) + table["city"].get("settlement", 0)
+    assert sum(n for key, n in out["kind_sure"].items() if "_wrong_" in key) == wrong
+
+
+def test_photos_without_the_datasets_are_skipped(tmp_path: Path) -> None:
+    assert "skipped" in kinds_on_photos(tmp_path)
