@@ -37,7 +37,7 @@ import numpy as np
 from companion.board import Board, Harbor, Hex, base_frame, hex_center, rows_of
 from vision.bench_chips import evaluate_chips
 from vision.read_board import is_certain, read_board
-from vision.register import project
+from vision.register import circle_points, project
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, Render, distort_points, render_board
@@ -165,27 +165,14 @@ _HIDDEN = 0.75
 
 def hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
     """The hexes of a render whose terrain ring (0.45..0.8 hex radii) a hand mostly hides."""
-    ring = np.array(
-        [
-            [r * np.cos(a), r * np.sin(a)]
-            for r in np.linspace(0.45, 0.8, 6)
-            for a in np.linspace(0, 2 * np.pi, 48, endpoint=False)
-        ]
-    )
+    ring = circle_points(np.linspace(0.45, 0.8, 6), 48)
     return _under_hands(render, distortion, list(render.board.tiles), ring, _HIDDEN)
 
 
 def chips_hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
     """The hexes of a render whose number chip a hand covers by half or more (no reader can
     read it; a chip lies at its hex's centre, 0.8 hex radii across)."""
-    disc = np.array(
-        [[0.0, 0.0]]
-        + [
-            [r * np.cos(a), r * np.sin(a)]
-            for r in (0.15, 0.3, 0.38)
-            for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        ]
-    )
+    disc = circle_points((0.15, 0.3, 0.38), 16, centre=True)
     chips = [h for h, t in render.board.tiles.items() if t.number is not None]
     return _under_hands(render, distortion, chips, disc, 0.5)
 

@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from companion.board import Hex, hex_center, hex_corner_points
-from vision.register import sea_mask
+from vision.register import circle_points, sea_mask
 
 # Working resolution, pixels per hex radius: wide enough for a finger, cheap to label.
 _PX = 16.0
@@ -58,9 +58,7 @@ _RING = (0.45, 0.8)
 
 def _ring_points(scale: float) -> np.ndarray:
     """Offsets (pixels) of the ring's sample points from a hex centre."""
-    rs = np.linspace(*_RING, 6) * scale
-    angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-    return np.array([[r * np.cos(a), r * np.sin(a)] for r in rs for a in angles])
+    return circle_points(np.linspace(*_RING, 6) * scale, 48)
 
 
 def _sample(mask: np.ndarray, plane_to_px: np.ndarray, hx: Hex, ring: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +141,22 @@ def project(m: np.ndarray, points: np.ndarray) -> np.ndarray:
     pts = np.asarray(points, np.float64).reshape(-1, 2)
     p = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(m, np.float64).T
     return p[:, :2] / p[:, 2:3]
+
+
+def circle_points(radii: Sequence[float], per_circle: int, centre: bool = False) -> np.ndarray:
+    """Sample offsets on concentric circles: float64 (len(radii) * per_circle [+ 1], 2).
+
+    ``per_circle`` points evenly spaced from angle 0 on each circle of ``radii`` (any unit),
+    circle after circle; with ``centre`` the origin comes first. Where a disc or ring around a
+    hex centre is sampled (sea, terrain, hands), this is its pattern.
+
+    >>> circle_points([1.0], 4, centre=True).round(6).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [-0.0, -1.0]]
+    """
+    angles = np.linspace(0, 2 * np.pi, per_circle, endpoint=False)
+    r = np.asarray(radii, np.float64)[:, None]
+    ring = np.stack([r * np.cos(angles), r * np.sin(angles)], axis=-1).reshape(-1, 2)
+    return np.vstack([np.zeros((1, 2)), ring]) if centre else ring
 
 
 def plane_to_axial(points: np.ndarray) -> np.ndarray:
@@ -1269,14 +1286,7 @@ def sea_fraction(
     """
     if blue is None:
         blue = sea_mask(bgr)
-    ring = np.array(
-        [[0.0, 0.0]]
-        + [
-            [rho * math.cos(a), rho * math.sin(a)]
-            for rho in (0.3, 0.55, 0.75)
-            for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)
-        ]
-    )
+    ring = circle_points((0.3, 0.55, 0.75), 12, centre=True)
     hh, ww = blue.shape
     # Every cell's ring at once: (cells, points).
     centres = np.array([hex_center(cell) for cell in cells]).reshape(-1, 1, 2)

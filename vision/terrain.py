@@ -37,6 +37,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from companion.board import Hex, Terrain, hex_center
+from vision.register import circle_points
 
 #: Prototype features (CIELAB L* 0..100, a*, b*, and the texture: median absolute deviation
 #: of L*) per terrain, after light normalisation: one per look. The first is the project's
@@ -142,9 +143,7 @@ def hex_features(
     scale = float(plane_to_top[0, 0])
     h, w = top.shape[:2]
     # Sample points of the ring, in board-plane units relative to the hex centre.
-    rs = np.linspace(0.45, 0.8, 6) * scale
-    angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-    ring = np.array([[r * np.cos(a), r * np.sin(a)] for r in rs for a in angles])
+    ring = circle_points(np.linspace(0.45, 0.8, 6) * scale, 48)
     out = np.zeros((len(hexes), 4))
     for i, hx in enumerate(hexes):
         cx, cy = hex_center(hx)

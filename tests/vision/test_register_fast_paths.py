@@ -21,6 +21,7 @@ from vision.register import (
     _Lattices,
     _score,
     axial_to_plane,
+    circle_points,
     project,
     sea_fraction,
 )
@@ -91,14 +92,7 @@ def test_a_cut_without_holes_has_nothing_to_fill() -> None:
 def _sea_one_cell_at_a_time(blue: np.ndarray, h: np.ndarray, cells: list) -> dict:
     """Each cell's sea fraction by the definition: of its disc's 37 sample points that fall
     inside the image, the share on blue; 0 when half of them or fewer are inside."""
-    ring = np.array(
-        [[0.0, 0.0]]
-        + [
-            [rho * math.cos(a), rho * math.sin(a)]
-            for rho in (0.3, 0.55, 0.75)
-            for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)
-        ]
-    )
+    ring = circle_points((0.3, 0.55, 0.75), 12, centre=True)
     out = {}
     for cell in cells:
         pts = np.round(project(h, ring + hex_center(cell))).astype(int)
