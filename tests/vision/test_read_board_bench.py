@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -58,10 +59,16 @@ def test_robber_truth_is_read_from_the_groundtruth_words() -> None:
     assert _figure_outcome((1, 0), None) == "wrong"
 
 
-def test_hexes_hidden_by_a_hand_are_those_under_its_mask() -> None:
+def _hand_share(hand_mask: np.ndarray, polygon: np.ndarray) -> float:
+    """The share of a polygon's pixels (image coordinates, float (N, 2)) under the hand mask."""
     import cv2
-    import numpy as np
 
+    inside = np.zeros(hand_mask.shape, np.uint8)
+    cv2.fillPoly(inside, [np.round(polygon).astype(np.int32)], 1)
+    return float(hand_mask[inside > 0].mean())
+
+
+def test_hexes_hidden_by_a_hand_are_those_under_its_mask() -> None:
     from vision.bench import hidden_by_hands
     from vision.synth.boards import standard_board
     from vision.synth.render import Conditions, render_board
@@ -73,9 +80,7 @@ def test_hexes_hidden_by_a_hand_are_those_under_its_mask() -> None:
         render = render_board(board, rng=seed, conditions=conditions)
         hidden = hidden_by_hands(render, conditions.distortion)
         for h, poly in render.hex_polygons.items():
-            inside = np.zeros(render.hand_mask.shape, np.uint8)
-            cv2.fillPoly(inside, [np.round(poly).astype(np.int32)], 1)
-            share = float(render.hand_mask[inside > 0].mean())
+            share = _hand_share(render.hand_mask, poly)
             # The ring is most of a hex: a hex mostly under the hand has it hidden.
             assert (h in hidden) == (share > 0.9) or 0.4 < share <= 0.9
         seen_hidden |= bool(hidden)
@@ -85,19 +90,14 @@ def test_hexes_hidden_by_a_hand_are_those_under_its_mask() -> None:
 
 
 def test_chips_hidden_by_a_hand_are_those_it_covers_by_half() -> None:
-    import cv2
-    import numpy as np
-
     from companion.board import hex_center
     from vision.bench import chips_hidden_by_hands
-    from vision.register import project
+    from vision.register import circle_points, project
     from vision.synth.boards import standard_board
     from vision.synth.render import Conditions, render_board
 
     board = standard_board("base", np.random.default_rng(0))
-    circle = np.array(
-        [[0.4 * np.cos(a), 0.4 * np.sin(a)] for a in np.linspace(0, 2 * np.pi, 64, endpoint=False)]
-    )
+    circle = circle_points([0.4], 64)
     seen_hidden = False
     for seed in range(6):
         conditions = Conditions(hands=1, fill=0.6)
@@ -108,9 +108,7 @@ def test_chips_hidden_by_a_hand_are_those_it_covers_by_half() -> None:
             if tile.number is None:
                 continue
             disc = project(render.homography, circle + hex_center(h))
-            inside = np.zeros(render.hand_mask.shape, np.uint8)
-            cv2.fillPoly(inside, [np.round(disc).astype(np.int32)], 1)
-            share = float(render.hand_mask[inside > 0].mean())
+            share = _hand_share(render.hand_mask, disc)
             assert (h in hidden) == (share > 0.7) or 0.3 < share <= 0.7
         seen_hidden |= bool(hidden)
     assert seen_hidden
