@@ -16,6 +16,7 @@ import importlib.util
 import logging
 import os
 import select
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -99,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    # What a bench records as the command that produced its figures: the arguments as given,
+    # whichever way the program was started (console script, python -m, a test's main()).
+    args.command_line = shlex.join(["catan-companion", *argv])
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",

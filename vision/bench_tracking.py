@@ -39,7 +39,6 @@ import json
 import logging
 import os
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -577,7 +576,7 @@ def run(args: argparse.Namespace) -> int:
     total_all = sum(v["total"] for v in by_kind.values())
     delays = sorted(tally.delays)
     doc = {
-        "command": "catan-companion bench tracking " + " ".join(sys.argv[3:]),
+        "command": args.command_line,
         "video": f"{args.width}x{args.height} at {args.fps:g} fps, {args.games} game(s) of "
         f"{args.turns} turns",
         "pieces": {

@@ -22,15 +22,14 @@ synthetic camera: live renders of the simulated table, the tracker, reconciliati
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from companion.benches import print_report
 from companion.demo_players import DemoCamera
 from companion.game import Phase
 from companion.host import TableHost, open_or_create
@@ -56,11 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--seconds and --speed must be positive numbers")
     with tempfile.TemporaryDirectory() as tmp:
         doc = measure(args, Path(tmp) / "bench-demo.sqlite")
-    if args.json:
-        print(json.dumps(doc))
-    else:
-        for key, value in doc.items():
-            print(f"{key}: {value}")
+    print_report(doc, args.json)
     return 0
 
 
@@ -97,7 +92,7 @@ def measure(args: argparse.Namespace, journal: Path) -> dict[str, Any]:
         cpu = time.process_time() - start_cpu
         state = host.table.state()
         doc: dict[str, Any] = {
-            "command": "catan-companion bench demo " + " ".join(sys.argv[3:]),
+            "command": args.command_line,
             "camera": camera is not None,
             "speed": args.speed,
             "wall_s": round(wall, 1),

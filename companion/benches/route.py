@@ -10,11 +10,10 @@ most choices there is (RULES.md 1.11.1 and 3.5.1). Goal (issue 3): under 1 ms me
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import sys
 import time
 
+from companion.benches import print_report
 from companion.board import Topology, hex_distance, hex_edges
 from companion.longest_route import ROAD, SHIP, longest_route
 
@@ -70,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
             times.append(time.perf_counter() - t0)
     times.sort()
     result = {
-        "command": "catan-companion bench route " + " ".join(sys.argv[3:]),
+        "command": f"catan-companion bench route --repeat {args.repeat}"
+        + (" --json" if args.json else ""),
         "players": len(ORIGINS),
         "pieces_per_player": pieces,
         "route_lengths": sorted(set(lengths)),
@@ -79,9 +79,5 @@ def run(args: argparse.Namespace) -> int:
         "p99_ms": round(times[int(0.99 * (len(times) - 1))] * 1000, 3),
         "max_ms": round(times[-1] * 1000, 3),
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for k, v in result.items():
-            print(f"{k}: {v}")
+    print_report(result, args.json)
     return 0

@@ -19,7 +19,6 @@ import gc
 import json
 import logging
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -207,11 +206,10 @@ def run(args: argparse.Namespace) -> int:
         log.info("playing a long session of %d actions...", args.actions)
         memory = measure_memory(tmp, args.actions)
     result = {**latency, **memory}
-    command = "catan-companion bench table " + " ".join(sys.argv[3:])
     if args.json:
-        print(json.dumps({"command": command.strip(), **result}))
+        print(json.dumps({"command": args.command_line, **result}))
     else:
-        print(command.strip())
+        print(args.command_line)
         for k, v in result.items():
             print(f"  {k}: {v}")
     return 0

@@ -28,6 +28,8 @@ def test_without_the_camera_there_is_no_camera_tally(capsys):
     code, doc = bench(capsys, "--seconds", "1", "--speed", "50", "--no-camera", "--json")
     assert code == 0
     assert not doc["camera"] and "frames" not in doc and doc["actions"] > 0
+    # The command that reproduces the figures is the one given, not the process's own argv.
+    assert doc["command"] == "catan-companion bench demo --seconds 1 --speed 50 --no-camera --json"
 
 
 def test_bad_figures_are_refused(capsys):

@@ -81,6 +81,7 @@ def test_a_tiny_run_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
+    assert doc["command"].startswith("catan-companion bench tracking --json --turns 1 --games 1")
     assert doc["pieces"]["piece_steps"] > 0
     assert set(doc["pieces"]["by_kind"]) <= {"settlement", "city", "road"}
     assert doc["actions"]["expected_builds"] >= 12
