@@ -651,6 +651,8 @@ def _groups(cells: set[Hex]) -> list[list[Hex]]:
 def _relay_cost(cells: dict[Hex, int], pts: np.ndarray, rad: np.ndarray) -> float | None:
     """How badly one homography explains chips on these cells: mean squared residual and
     variance of the log plane radius, each in units of :data:`_RELAY_SCALE` squared."""
+    if len(cells) < 4:  # a homography needs four points; so few chips explain nothing
+        return None
     src = axial_to_plane(np.array(list(cells)))
     dst = pts[list(cells.values())]
     m, _ = cv2.findHomography(src, dst, 0)
