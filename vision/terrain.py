@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -347,9 +348,59 @@ def classify_terrain(
     )
     is_hidden = np.zeros(n, bool) if hidden is None else np.asarray(hidden, bool)
     # A hidden hex's colour is the hand's: it says nothing about the board's light.
-    feats = normalise_light(features, ~is_sea & ~is_hidden, kind)
+    lit = ~is_sea & ~is_hidden
+    read = _read(normalise_light(features, lit, kind), kind, is_sea, is_hidden, terrains, slots)
+    land_read = np.array([read.terrains[j] != Terrain.SEA for j in read.assigned])
+    if not np.all(land_read[lit]):
+        # Sea that registration's blue test missed (a third of the Seafarers renders have
+        # some) is no land: in the land's mean it made the board look bluer than it is, and
+        # every hex was read through a yellow-red cast (fields as gold). Read again with the
+        # light of the hexes read as land.
+        feats = normalise_light(features, lit & land_read, kind)
+        read = _read(feats, kind, is_sea, is_hidden, terrains, slots)
+    terrains, raw, costs, assigned = read
+    margin = _margins(costs, land_idx, slots, assigned)
+    out: list[TerrainReading] = []
+    for i in range(n):
+        cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
+        if is_sea[i]:
+            out.append(TerrainReading(Terrain.SEA, 1.0, cost_map))
+            continue
+        # Two-hypothesis posterior of the best reading against the best one that differs
+        # here, with likelihoods exp(-cost): a margin of 2.2 gives 0.9.
+        conf = float(1.0 / (1.0 + np.exp(-min(margin[i], 50.0))))
+        unseen = bool(is_hidden[i] or raw[i].min() >= _OUTLIER)
+        if unseen:
+            # Deduced from the counts at best, never seen: a person has to look.
+            conf = min(conf, _UNSEEN_CONFIDENCE)
+        out.append(TerrainReading(terrains[assigned[i]], conf, cost_map, unseen))
+    return out
+
+
+class _Reading(NamedTuple):
+    """One reading of the board: the terrains its columns stand for, the costs (raw and as
+    the joint reading uses them, (N, T)) and each hex's terrain column (N,)."""
+
+    terrains: list[Terrain]
+    raw: np.ndarray
+    costs: np.ndarray
+    assigned: np.ndarray
+
+
+def _read(
+    feats: np.ndarray,
+    kind: str | None,
+    is_sea: np.ndarray,
+    is_hidden: np.ndarray,
+    terrains: Sequence[Terrain],
+    slots: np.ndarray | None,
+) -> _Reading:
+    """Read the light-normalised features (N, 4) as ``terrains`` (under the counts when
+    ``slots`` is given, else each hex freely and then against the board's own print)."""
+    terrains = list(terrains)
+    land_idx = np.nonzero(~is_sea)[0]
     stock = terrain_costs(feats, terrains)
-    if want is None and kind == "seafarers" and is_sea.sum() >= _MIN_SEA:
+    if slots is None and kind == "seafarers" and is_sea.sum() >= _MIN_SEA:
         # Sea inside the frame that registration's blue test missed (a hand over part of it,
         # a glare) is still this board's sea: compared with the sea hexes it did find.
         terrains.append(Terrain.SEA)
@@ -372,22 +423,7 @@ def classify_terrain(
         if np.array_equal(again, assigned):
             break
         assigned = again
-    margin = _margins(costs, land_idx, slots, assigned)
-    out: list[TerrainReading] = []
-    for i in range(n):
-        cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
-        if is_sea[i]:
-            out.append(TerrainReading(Terrain.SEA, 1.0, cost_map))
-            continue
-        # Two-hypothesis posterior of the best reading against the best one that differs
-        # here, with likelihoods exp(-cost): a margin of 2.2 gives 0.9.
-        conf = float(1.0 / (1.0 + np.exp(-min(margin[i], 50.0))))
-        unseen = bool(is_hidden[i] or raw[i].min() >= _OUTLIER)
-        if unseen:
-            # Deduced from the counts at best, never seen: a person has to look.
-            conf = min(conf, _UNSEEN_CONFIDENCE)
-        out.append(TerrainReading(terrains[assigned[i]], conf, cost_map, unseen))
-    return out
+    return _Reading(terrains, raw, costs, assigned)
 
 
 def _saturated(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:

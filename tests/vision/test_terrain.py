@@ -202,3 +202,15 @@ def test_a_hidden_hex_is_unseen_and_takes_what_the_counts_leave() -> None:
     out = classify_terrain(feats, kind="base", hidden=hidden)
     assert [r.terrain for r in out] == truth
     assert out[covered].unseen and out[covered].confidence < 0.9
+
+
+def test_sea_that_registration_missed_does_not_tint_the_land() -> None:
+    # Registration's blue test found half of the map's sea: the other half, counted as land
+    # in the light estimate, made the board look bluer than it is, and the gains that undid
+    # that tint read three mountains as desert and the desert as fields. The land's light is
+    # measured again on the hexes read as land.
+    feats, truth = _seafarers_features(np.random.default_rng(3))
+    sea_rows = [i for i, t in enumerate(truth) if t == Terrain.SEA]
+    found = np.array([i in sea_rows[6:] for i in range(len(truth))])
+    out = classify_terrain(feats, kind="seafarers", sea=found)
+    assert [r.terrain for r in out] == truth
