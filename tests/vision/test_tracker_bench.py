@@ -10,7 +10,7 @@ import pytest
 from companion.actions import BuildCity, BuildRoad, BuildSettlement, MoveRobber
 from companion.board import Piece, Topology, Vertex
 from companion.cli import main
-from vision.bench_tracking import NameMap, script_game
+from vision.bench_tracking import PIECE_PLACES, NameMap, place_tally, script_game
 from vision.tracker import _plane_rotation
 
 
@@ -96,3 +96,33 @@ def test_a_tiny_run_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_arguments_exit_2(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "tracking", flag, value, "--datasets", "none"]) == 2
     assert "catan-companion:" in capsys.readouterr().err
+
+
+def test_place_tally_counts_a_piece_only_at_its_own_site() -> None:
+    labels = [(0.0, 0.0, "white", "building"), (0.87, 0.5, "white", "road")]
+    # Right colour and family at both sites: both found, nothing extra.
+    assert place_tally([(0.05, 0.0, "white", "building"), (0.9, 0.5, "white", "road")], labels) == (
+        2,
+        0,
+    )
+    # The count is met, but the road is read one side off (a harbour's pier, say): one found,
+    # one extra, where a count per colour and family would see all found.
+    assert place_tally([(0.0, 0.0, "white", "building"), (2.6, 0.5, "white", "road")], labels) == (
+        1,
+        1,
+    )
+    # Another colour or family at the site is no match; two reads at one label find it once.
+    assert place_tally([(0.0, 0.0, "red", "building"), (0.0, 0.0, "white", "road")], labels) == (
+        0,
+        2,
+    )
+    assert place_tally([(0.0, 0.0, "white", "building")] * 2, labels) == (1, 1)
+
+
+def test_piece_places_are_photo_pixels_of_known_colours_and_families() -> None:
+    for name, labels in PIECE_PLACES.items():
+        assert name.startswith("vieja_") and labels
+        for x, y, colour, family in labels:
+            assert 0 <= x < 1200 and 0 <= y < 1600
+            assert colour in {"red", "blue", "orange", "white"}
+            assert family in {"building", "road"}
