@@ -60,8 +60,11 @@ _TOP = 400.0
 _ART_FROM, _ART_TO = 0.42, 0.68
 _COAST = 0.25
 # Hex radii inside the land's edge where the coast still explains a colour. Chosen on layout E
-# of boards-dev with F held out (docs/vision-tracking.md): E's found / extra is 93.1 / 1.1 at
-# 0.03, 93.1 / 0 over 0.05..0.07, 92.0 / 0 from 0.1 (the land's edge itself: 94.3 / 9.2).
+# of boards-dev with F held out (docs/vision-tracking.md): E's found / extra by count is 93.1 /
+# 1.1 at 0.03, 93.1 / 0 over 0.05..0.07, 92.0 / 0 from 0.1 (the land's edge itself: 94.3 /
+# 9.2). Counted by place, E finds 80 of 87 at every margin from 0.03: what 0.05..0.07 gains
+# by count is a harbour's pier on vieja_E_6 read as a white road (by place 92.0 / 1.1, and 92.0
+# / 0 from 0.08). The renders keep 0.06: at 0.08 they find 29 fewer pieces of 1207.
 _COAST_INSIDE = 0.06
 # Blob colour: the spread of a piece's hue around its colour's (radians), the farthest hue a
 # colour is still called (radians), the spread of the light factor (log), the light a white
