@@ -76,6 +76,7 @@ from companion.layouts import (
     EXTENSION_HARBOR_KINDS,
     EXTENSION_HARBOR_SITES,
 )
+from vision.harbour_text import generic_harbours, read_ratios
 from vision.scoring import symmetries
 
 Site = tuple[Hex, str]
@@ -599,7 +600,7 @@ def read_harbours(
     """
     sites = coast_sites(tiles)
     readings = read_sites(lab, plane_to_top, sites)
-    icons = read_icons(lab, plane_to_top, sites)
+    icons = _with_ratios(read_icons(lab, plane_to_top, sites), lab, plane_to_top, sites)
     by_site = {r.site: r for r in readings}
     layouts = standard_layouts(kind, list(tiles))
     warnings: list[str] = []
@@ -652,18 +653,39 @@ def read_harbours(
     return HarbourReading(harbors, readings, "free", unread, warnings)
 
 
+def _with_ratios(
+    icons: Mapping[Site, tuple[str, float]],
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+) -> dict[Site, tuple[str | None, float]]:
+    """The icons read with the generic harbours told by a printed "3:1"
+    (:mod:`vision.harbour_text`): both name a side by what is printed beside it. A side with
+    an icon and a "3:1" is named by neither, and not by its colour either (kind None): one of
+    the marks is wrong, and a wrong reading is worse than none."""
+    mids = spot_geometry(sites, 0.0)[0]
+    normals = spot_geometry(sites, 1.0)[0] - mids
+    texts = read_ratios(lab[..., 0], plane_to_top, mids, normals)
+    out: dict[Site, tuple[str | None, float]] = dict(icons)
+    for i, confidence in generic_harbours(texts).items():
+        out[sites[i]] = (None, 0.0) if sites[i] in icons else ("3:1", confidence)
+    return out
+
+
 def _with_icons(
     harbors: Sequence[Harbor],
-    icons: Mapping[Site, tuple[str, float]],
+    icons: Mapping[Site, tuple[str | None, float]],
     kinds: Counter[str],
     sides: frozenset[Site] | None = None,
 ) -> tuple[list[Harbor], list[Site], int]:
-    """The harbours read by colour with those told by their icon (:func:`read_icons`).
+    """The harbours read by colour with those told by their icon (:func:`read_icons`) or
+    printed ratio (:func:`_with_ratios`).
 
     An icon adds a harbour on a side not read yet (one of ``sides`` when a layout was
     taken) when the set of kinds has that kind left and no other side shows its icon too
     (two brick icons where the set holds one: neither is named). A side whose icon says
-    another kind than its colour did is left unread: one of the two readings is wrong.
+    another kind than its colour did is left unread: one of the two readings is wrong; so is a
+    side whose marks disagree (kind None).
 
     Returns:
         The harbours, the sides added, and how many harbours were dropped.
@@ -675,14 +697,14 @@ def _with_icons(
     new = [
         (s, k, c)
         for s, (k, c) in sorted(icons.items())
-        if s not in by_site and (sides is None or s in sides)
+        if k is not None and s not in by_site and (sides is None or s in sides)
     ]
     claims = Counter(k for _, k, _ in new)
     added = []
-    for (q, r), side in [s for s, k, _ in new if claims[k] <= left[k]]:
-        kind, confidence = icons[((q, r), side)]
-        out.append(Harbor(q, r, side, kind, confidence))
-        added.append(((q, r), side))
+    for ((q, r), side), kind, confidence in new:
+        if claims[kind] <= left[kind]:
+            out.append(Harbor(q, r, side, kind, confidence))
+            added.append(((q, r), side))
     return out, added, len(dropped)
 
 
