@@ -24,10 +24,11 @@ Method
    colour by the ground model of :mod:`vision.site_ground`: a site holds a piece where most of
    its pixels are rare in the ground around it (its hexes' art, the tile border, the coast),
    and the piece's colour is their median's hue; two buildings on neighbouring corners leave
-   the weaker out (the distance rule); a building is a city when it is longer than the
-   photo's other buildings (:func:`cities_by_spread`: one photo has no absolute size, its
-   buildings share a camera and a height). Real plastic's colours are not the renderer's; the
-   tracker, which compares each frame with the board it saw before, keeps the classes.
+   the weaker out (the distance rule); a building is a city when it is longer and more
+   elongated than the photo's other buildings (:func:`city_score`: one photo has no absolute
+   size, its buildings share a camera and a height). Real plastic's colours are not the
+   renderer's; the tracker, which compares each frame with the board it saw before, keeps the
+   classes.
 
 Regions covered by a hand, glare or anything the caller masks are not read: a site whose
 pixels are mostly covered is *unknown*, never empty.
@@ -43,7 +44,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -160,20 +161,27 @@ _SIDE_SHIFTS = (0.0, -0.04, 0.04, -0.08, 0.08)
 _PRESENT = 0.5  # fraction of a site's core in one colour for a piece to be there
 _COVERED = 0.3  # fraction of a site's pixels covered beyond which it is unknown
 _CITY_AREA = 0.1  # hex radii squared: more of the colour around a corner is a city
-#: Ground model (single photos): a building whose colour spreads more than this many times
-#: the lower quartile of the photo's buildings' spreads is a city (:func:`cities_by_spread`).
-#: Chosen on renders with layout E of boards-dev as the check (docs/vision-tracking.md).
-CITY_SPREAD = 1.3
+#: Ground model (single photos): a building is a city when its spread, times the square root of
+#: its elongation (:data:`CITY_ELONGATION`), each relative to the lower quartile of the photo's
+#: buildings', exceeds this (:func:`city_score`). Set 5% above the largest of layout E of
+#: boards-dev (all settlements), with renders of seed 0 for the weight (docs/vision-tracking.md).
+CITY_SCORE = 1.43
+#: The weight of a building's elongation (major over minor axis) in :func:`city_score`: a city
+#: is a settlement with a wing, longer for its width.
+CITY_ELONGATION = 0.5
 _SPREAD_QUORUM = 3  # buildings measured before any is compared with the others
 _SPREAD_PIXELS = 12  # a building's own pixels needed for its spread to be measured
-#: A building's kind is sure (confidence 1) when its spread is this many times beyond
-#: CITY_SPREAD times the reference, or short of it (:func:`kind_confidence`; chosen on renders,
-#: seed 0, as the smallest of 1.2, 1.3, 1.5, 1.7 whose sure kinds are wrong less than 5% of
-#: the time; docs/vision-tracking.md).
-KIND_MARGIN = 1.5
+#: A building's kind is sure (confidence 1) when its score is this many times beyond the
+#: threshold or short of it (:func:`kind_confidence`; chosen on renders, seed 0, as the smallest
+#: of 1.3, 1.5, 1.7 with no sure kind wrong; docs/vision-tracking.md).
+KIND_MARGIN = 1.7
 #: A building's spread measures the piece only when at least this share of its own pixels
 #: forms one 8-connected group (:func:`kind_confidence`).
 KIND_COMPACT = 0.9
+#: ... and when they fill at least this share of their convex hull: a piece's outline is convex
+#: but for a city's notch (the renderer's city fills 0.9 of its hull); a road's end or art of its
+#: colour joined to it leave a ragged outline (:func:`kind_confidence`).
+KIND_SOLID = 0.6
 #: Below this kind confidence a building's kind is reported as in doubt (read-board).
 KIND_CERTAIN = 0.75
 # Ground model: a pixel is of a piece's colour when its hue is this near (radians).
@@ -259,6 +267,20 @@ def camera_position(
     rot = np.column_stack([r1, r2, np.cross(r1, r2)])
     centre = -rot.T @ t
     return float(centre[0]), float(centre[1]), abs(float(centre[2]))
+
+
+class BuildingShapes(NamedTuple):
+    """Per corner (float64 (V,)), the size and shape of a building's own pixels; NaN where no
+    building is or too few of its pixels are seen (``PieceDetector._shapes``)."""
+
+    #: Standard deviation along the pixels' major principal axis (hex radii).
+    spread: np.ndarray
+    #: Major over minor axis (>= 1).
+    elongation: np.ndarray
+    #: The share of their convex hull the pixels fill (0..1).
+    solidity: np.ndarray
+    #: The share of the pixels in their largest 8-connected group (0..1; 0 where none).
+    compact: np.ndarray
 
 
 def state_code(colour: int, big: bool) -> int:
@@ -1105,17 +1127,20 @@ class PieceDetector:
             _distance_rule(v_state, v_conf, vfrac.max(axis=1), t.vertex_neighbours)
             held = v_state > EMPTY
             colour = (v_state - 1) // 2
-            spread, compact = self._spreads(norm, lab, dens, colour, held)
-            city = held & cities_by_spread(spread, held)
-            kind_conf = kind_confidence(spread, held, compact)
-            # Every side's band is left out above, and with it a city's wing lying along a side
-            # that holds no road of its colour: measured again with only those roads' bands
-            # left out, a building whose kind differs is in doubt.
+            # Every side's band is left out of the first measure, and with it a city's wing
+            # lying along a side that holds no road of its colour: measured again with only
+            # those roads' bands left out, a building whose kind differs is in doubt. The
+            # shape (elongation, solidity) is the second measure's: bands cut through a piece.
             roads = np.where(e_state > EMPTY, (e_state - 1) // 2, -1)
-            other, other_compact = self._spreads(norm, lab, dens, colour, held, roads)
-            agree = city == (held & cities_by_spread(other, held))
-            other_conf = kind_confidence(other, held, other_compact)
-            kind_conf = np.where(agree, np.minimum(kind_conf, other_conf), 0.5)
+            first = self._shapes(norm, lab, dens, colour, held)
+            second = self._shapes(norm, lab, dens, colour, held, roads)
+            score = city_score(first.spread, second.elongation, held)
+            other = city_score(second.spread, second.elongation, held)
+            city = held & (score > 0)
+            doubt = (np.minimum(first.compact, second.compact) < KIND_COMPACT) | ~(
+                second.solidity >= KIND_SOLID
+            )
+            kind_conf = np.where(held, kind_confidence(score, other, doubt), 1.0)
             v_state[city] += 1
         gain = None
         if changed is not None:
@@ -1174,7 +1199,7 @@ class PieceDetector:
         own = (common < GROUND_RARE) & (lab[idx] != -2) & (cos > math.cos(_OWN_HUE))
         return idx, site, own
 
-    def _spreads(
+    def _shapes(
         self,
         norm: np.ndarray,
         lab: np.ndarray,
@@ -1182,17 +1207,14 @@ class PieceDetector:
         colour: np.ndarray,
         which: np.ndarray,
         roads: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Per corner (float64, hex radii): how far a building's own colour spreads along its
-        longest axis, the standard deviation of its pixels along their major principal axis,
-        within its area disc off the road bands (a city is a settlement with a wing: longer,
-        not wider; :func:`cities_by_spread`); NaN where no building is (``which``) or too few
-        of its pixels are seen. With ``roads`` (int (E,): per side the colour index of the road
-        or ship read there, -1 for none), only the bands of the sides that hold a road of the
-        building's own colour are left out. And per corner (float64, 0..1) how compact those
-        pixels are: the share in their largest 8-connected group (stray pixels of the colour
-        in the art, a road's end or a numeral lengthen the spread; :func:`kind_confidence`).
-        A building less compact than :data:`KIND_COMPACT` is measured on that group alone."""
+    ) -> BuildingShapes:
+        """Per corner, the size and shape of a building's own colour (its pixels that the ground
+        does not explain and whose hue is its colour) within its area disc off the road bands
+        (see :class:`BuildingShapes`; a city is a settlement with a wing: longer, and longer
+        for its width; :func:`city_score`). With ``roads`` (int (E,): per side the colour
+        index of the road or ship read there, -1 for none), only the bands of the sides that
+        hold a road of the building's own colour are left out. A building less compact than
+        :data:`KIND_COMPACT` is measured on its largest 8-connected group alone."""
         assert self._ground is not None and self._sites.vbody is not None
         n = len(which)
         region = self._sites.vbody
@@ -1236,11 +1258,21 @@ class PieceDetector:
             np.bincount(site, weights=u * v, minlength=n) / safe - mu * mv
             for u, v, mu, mv in ((x, x, mx, mx), (y, y, my, my), (x, y, mx, my))
         )
-        # The larger eigenvalue of the pixels' covariance.
-        major = (sxx + syy) / 2 + np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
-        spread = np.sqrt(np.maximum(major, 0.0)) / self.px
+        # The eigenvalues of the pixels' covariance; a pixel's own variance (1/12) bounds the
+        # smaller from below.
+        half = np.sqrt(((sxx - syy) / 2) ** 2 + sxy**2)
+        major = np.maximum((sxx + syy) / 2 + half, 1 / 12)
+        minor = np.maximum((sxx + syy) / 2 - half, 1 / 12)
         measured = which & (count >= _SPREAD_PIXELS)
-        return np.where(measured, spread, np.nan), compact
+        solidity = np.full(n, np.nan)
+        for v in np.flatnonzero(measured):
+            solidity[v] = hull_fill(x[site == v], y[site == v])
+        return BuildingShapes(
+            np.where(measured, np.sqrt(major) / self.px, np.nan),
+            np.where(measured, np.sqrt(major / minor), np.nan),
+            solidity,
+            compact,
+        )
 
     def _own_fraction(
         self,
@@ -1414,76 +1446,90 @@ def _distance_rule(
                 state[u], conf[u] = EMPTY, 0.5
 
 
-def cities_by_spread(spread: np.ndarray, held: np.ndarray) -> np.ndarray:
-    """Which buildings are cities, by how far each one's colour spreads among the photo's.
-
-    A city is larger than a settlement; how large either looks depends on the camera, the
-    light, the plastic and how tall the pieces stand, but all the buildings of one photo
-    share those. So a building is a city when its spread exceeds :data:`CITY_SPREAD` times the
-    lower quartile of the measured buildings' spreads (the settlements', while most
-    buildings are not cities); with fewer than :data:`_SPREAD_QUORUM` buildings measured,
-    or a photo of cities only, all read as settlements.
+def hull_fill(x: np.ndarray, y: np.ndarray) -> float:
+    """The share of their convex hull that pixels fill (0..1).
 
     Args:
-        spread: float (V,) per corner, NaN where not measured (see ``PieceDetector._spreads``).
+        x, y: float or int (N,) the pixels' columns and rows, each pixel once (N >= 1).
+
+    Returns:
+        The pixel count over the hull's area in pixels: the hull through the pixels' centres
+        grown by half a pixel all round, so that a filled rectangle fills exactly 1.
+
+    >>> yy, xx = np.mgrid[0:4, 0:6]
+    >>> hull_fill(xx.ravel(), yy.ravel())
+    1.0
+    """
+    pts = np.column_stack([x, y]).astype(np.float32)
+    hull = cv2.convexHull(pts)
+    area = cv2.contourArea(hull) + cv2.arcLength(hull, True) / 2 + 1
+    return float(min(len(pts) / area, 1.0))
+
+
+def city_score(spread: np.ndarray, elongation: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """How far each building is a city, by its size and shape among the photo's buildings.
+
+    A city is a settlement with a wing: longer, and longer for its width. How large or long
+    either looks depends on the camera, the light, the plastic and how tall the pieces stand,
+    but all the buildings of one photo share those. So each measure is taken relative to the
+    lower quartile of the photo's measured buildings' (the settlements', while most buildings
+    are not cities), and the score is log(spread ratio) + :data:`CITY_ELONGATION` log(elongation
+    ratio) - log(:data:`CITY_SCORE`): a city above 0. With fewer than :data:`_SPREAD_QUORUM`
+    buildings measured nothing is scored; a photo of cities only scores them as settlements
+    (the lower quartile is then a city's).
+
+    Args:
+        spread: float (V,) per corner, hex radii, NaN where not measured
+            (see ``PieceDetector._shapes``).
+        elongation: float (V,) per corner, major over minor axis (>= 1), NaN where not measured.
         held: bool (V,) the corners that hold a building.
 
     Returns:
-        bool (V,), True for the cities.
+        float64 (V,): the score, NaN where not scored (no building, not measured, no quorum).
 
     >>> held = np.ones(5, bool)
-    >>> cities_by_spread(np.array([0.13, 0.14, 0.13, 0.18, np.nan]), held).tolist()
+    >>> spread = np.array([0.13, 0.14, 0.13, 0.2, np.nan])
+    >>> (city_score(spread, np.array([1.1, 1.2, 1.1, 1.6, 1.1]), held) > 0).tolist()
     [False, False, False, True, False]
-    >>> cities_by_spread(np.array([0.13, 0.18, np.nan, np.nan, np.nan]), held).tolist()
-    [False, False, False, False, False]
+    >>> np.isnan(city_score(spread[:2], np.array([1.1, 1.6]), held[:2])).all()
+    np.True_
     """
-    measured = held & np.isfinite(spread)
-    out = np.zeros(len(spread), bool)
+    measured = held & np.isfinite(spread) & np.isfinite(elongation)
+    out = np.full(len(spread), np.nan)
     if measured.sum() < _SPREAD_QUORUM:
         return out
-    ref = float(np.quantile(spread[measured], 0.25))
-    out[measured] = spread[measured] > CITY_SPREAD * ref
+    size = spread[measured] / np.quantile(spread[measured], 0.25)
+    shape = elongation[measured] / np.quantile(elongation[measured], 0.25)
+    out[measured] = np.log(size) + CITY_ELONGATION * np.log(shape) - math.log(CITY_SCORE)
     return out
 
 
-def kind_confidence(spread: np.ndarray, held: np.ndarray, compact: np.ndarray) -> np.ndarray:
-    """How sure each building's kind (city or settlement, :func:`cities_by_spread`) is.
+def kind_confidence(score: np.ndarray, other: np.ndarray, doubt: np.ndarray) -> np.ndarray:
+    """How sure each building's kind (city where ``score`` > 0, :func:`city_score`) is.
 
-    0.5 (a coin toss) where the kind is a default, not a measure: a building whose spread was
-    not measured, every building of a photo with fewer than :data:`_SPREAD_QUORUM` measured,
-    and one whose own pixels are not one compact group (less than :data:`KIND_COMPACT` in the
-    largest: stray pixels of its colour in the art, a road's end, a numeral lengthen the
-    spread by what is no part of the piece). Otherwise from how far the spread's ratio to
-    the threshold lies from 1: 0.5 at the threshold, 1 at :data:`KIND_MARGIN` times beyond
-    it or short of it, either way. (The detector also measures each building a second way and
-    doubts a kind the two ways disagree on; see ``PieceDetector.read_top``.)
+    0.5 (a coin toss) where the kind is a default, not a measure: a building not scored by
+    either measure, one whose two measures (``score`` with every side's band left out,
+    ``other`` with only its own roads' bands) disagree, and one in ``doubt`` (its own pixels
+    scattered or ragged, :data:`KIND_COMPACT`, :data:`KIND_SOLID`: what is no part of the piece
+    lengthens it). Otherwise 0.5 at the threshold, rising to 1 as the nearer of the two scores
+    lies :data:`KIND_MARGIN` times beyond it or short of it.
 
     Args:
-        spread: float (V,) per corner, NaN where not measured (see ``PieceDetector._spreads``).
-        held: bool (V,) the corners that hold a building.
-        compact: float (V,) share of a building's pixels in their largest group.
+        score, other: float (V,) per corner, NaN where not scored.
+        doubt: bool (V,) buildings whose measure is not the piece's.
 
     Returns:
-        float64 (V,): 0.5..1 for the buildings, 1 elsewhere.
+        float64 (V,): 0.5..1 where either score is a number or NaN, 0.5 there.
 
-    >>> held, whole = np.ones(5, bool), np.ones(5)
-    >>> spread = np.array([0.13, 0.13, 0.13, 0.13 * CITY_SPREAD, 0.4])
-    >>> kind_confidence(spread, held, whole).round(2).tolist()
-    [0.82, 0.82, 0.82, 0.5, 1.0]
-    >>> kind_confidence(np.array([0.13, 0.2, np.nan, np.nan, np.nan]), held, whole).tolist()
-    [0.5, 0.5, 0.5, 0.5, 0.5]
+    >>> score = np.array([-0.6, -0.2, 0.3, 0.3, np.nan])
+    >>> other = np.array([-0.5, -0.3, -0.1, 0.6, 0.2])
+    >>> kind_confidence(score, other, np.zeros(5, bool)).round(2).tolist()
+    [0.97, 0.69, 0.5, 0.78, 0.5]
     """
-    out = np.ones(len(spread), np.float64)
-    out[held] = 0.5
-    seen = held & np.isfinite(spread)
-    if seen.sum() < _SPREAD_QUORUM:
-        return out
-    # The reference of cities_by_spread: compact or not, every measured building counts.
-    ref = float(np.quantile(spread[seen], 0.25))
-    measured = seen & (compact >= KIND_COMPACT)
-    margin = np.abs(np.log(spread[measured] / (CITY_SPREAD * ref)))
-    out[measured] = 0.5 + 0.5 * np.clip(margin / math.log(KIND_MARGIN), 0.0, 1.0)
-    return out
+    nearer = np.minimum(np.abs(score), np.abs(other))
+    agree = np.sign(score) == np.sign(other)
+    sure = 0.5 + 0.5 * np.clip(nearer / math.log(KIND_MARGIN), 0.0, 1.0)
+    return np.where(agree & ~doubt & np.isfinite(nearer), sure, 0.5)
 
 
 def _confidence(value: float, threshold: float) -> float:

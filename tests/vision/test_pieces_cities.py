@@ -1,4 +1,5 @@
-"""City or settlement from one photo: by a building's size among the photo's buildings."""
+"""City or settlement from one photo: by a building's size and shape among the photo's
+buildings."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ from test_pieces import CAMERA, board_of
 from companion.board import Piece, Terrain, Topology, Vertex, edge_vertices, vertex_position
 from companion.layouts import random_board
 from vision.pieces import (
-    CITY_SPREAD,
+    CITY_ELONGATION,
+    CITY_SCORE,
     KIND_CERTAIN,
     KIND_MARGIN,
+    KIND_SOLID,
     PLASTIC_SHADES,
     DetectedPiece,
     PieceDetector,
-    cities_by_spread,
+    city_score,
+    hull_fill,
     kind_confidence,
 )
 from vision.synth.render import render_board
@@ -61,31 +65,50 @@ def test_a_photo_of_settlements_has_no_city() -> None:
     assert got == {v: "settlement" for v in CORNERS}
 
 
+def _cities(spread: np.ndarray, elongation: np.ndarray, held: np.ndarray) -> list[bool]:
+    return (city_score(spread, elongation, held) > 0).tolist()
+
+
+SETTLEMENTS = np.array([0.13, 0.14, 0.135, 0.13, 0.145, 0.14])
+SQUARE = np.array([1.1, 1.15, 1.1, 1.2, 1.1, 1.15])
+
+
 def test_the_size_is_relative_to_the_photos_buildings() -> None:
-    """Pieces standing tall or a closer camera make every building larger: no city comes of
-    it; and a building larger by more than CITY_SPREAD than the others is a city."""
+    """Pieces standing tall or a closer camera make every building larger and longer: no city
+    comes of it; and a building larger by more than CITY_SCORE than the others is a city."""
     held = np.ones(6, bool)
-    settlements = np.array([0.13, 0.14, 0.135, 0.13, 0.145, 0.14])
-    assert not cities_by_spread(settlements, held).any()
-    assert not cities_by_spread(settlements * 1.6, held).any()
-    bigger = settlements.copy()
-    bigger[2] = 0.13 * CITY_SPREAD * 1.05
-    assert cities_by_spread(bigger, held).tolist() == [i == 2 for i in range(6)]
-    assert cities_by_spread(bigger * 1.6, held).tolist() == [i == 2 for i in range(6)]
+    assert not any(_cities(SETTLEMENTS, SQUARE, held))
+    assert not any(_cities(SETTLEMENTS * 1.6, SQUARE * 1.5, held))
+    bigger = SETTLEMENTS.copy()
+    bigger[2] = 0.13 * CITY_SCORE * 1.05
+    assert _cities(bigger, SQUARE, held) == [i == 2 for i in range(6)]
+    assert _cities(bigger * 1.6, SQUARE * 1.5, held) == [i == 2 for i in range(6)]
 
 
-def test_too_few_buildings_measured_are_settlements() -> None:
+def test_a_building_longer_for_its_width_is_a_city() -> None:
+    """A city's wing makes it longer for its width: a building a little larger than the others
+    (not enough on its own) and much more elongated is a city; as elongated but no larger is
+    not."""
+    held = np.ones(6, bool)
+    larger = SETTLEMENTS.copy()
+    larger[2] = 0.13 * 1.2
+    assert not any(_cities(larger, SQUARE, held))
+    longer = SQUARE.copy()
+    longer[2] = 1.1 * (CITY_SCORE / 1.2) ** (1 / CITY_ELONGATION) * 1.1
+    assert _cities(larger, longer, held) == [i == 2 for i in range(6)]
+    same = SETTLEMENTS.copy()
+    same[2] = 0.13
+    assert not any(_cities(same, longer, held))
+
+
+def test_too_few_buildings_measured_are_not_scored() -> None:
     """Two buildings cannot say which one is the settlement; unmeasured and empty corners
     count for nothing."""
     spread = np.array([0.13, 0.2, np.nan, 0.13, 0.13])
-    assert not cities_by_spread(spread, np.array([True, True, True, False, False])).any()
-    assert cities_by_spread(spread, np.ones(5, bool)).tolist() == [
-        False,
-        True,
-        False,
-        False,
-        False,
-    ]
+    elongation = np.array([1.1, 1.7, np.nan, 1.1, 1.1])
+    few = city_score(spread, elongation, np.array([True, True, True, False, False]))
+    assert np.isnan(few).all()
+    assert _cities(spread, elongation, np.ones(5, bool)) == [False, True, False, False, False]
 
 
 def _speckled(image: np.ndarray, homography: np.ndarray, corner: Vertex, bgr: tuple) -> None:
@@ -139,34 +162,26 @@ def test_two_buildings_have_no_sure_kind() -> None:
 
 
 def test_the_kind_is_unsure_near_the_threshold_and_sure_far_from_it() -> None:
-    held, whole = np.ones(6, bool), np.ones(6)
+    held, square = np.ones(6, bool), np.full(6, 1.1)
     # The photo's other settlements measure alike: the reference stays theirs.
     settlements = np.full(6, 0.13)
-    ref = 0.13
     conf = []
-    for ratio in (CITY_SPREAD / KIND_MARGIN, 1.2, CITY_SPREAD, 1.4, CITY_SPREAD * KIND_MARGIN):
+    for ratio in (CITY_SCORE / KIND_MARGIN, 1.2, CITY_SCORE, 1.6, CITY_SCORE * KIND_MARGIN):
         spread = settlements.copy()
-        spread[2] = ref * ratio
-        conf.append(kind_confidence(spread, held, whole)[2])
+        spread[2] = 0.13 * ratio
+        score = city_score(spread, square, held)
+        conf.append(kind_confidence(score, score, np.zeros(6, bool))[2])
     assert conf[2] == pytest.approx(0.5)
     assert conf[0] == pytest.approx(1.0) and conf[4] == pytest.approx(1.0)
     assert conf[1] < KIND_CERTAIN and conf[3] < KIND_CERTAIN
     assert conf[1] > 0.5 and conf[3] > 0.5
-    # The same photo closer or with taller pieces: the same confidences.
-    spread = settlements.copy()
-    spread[2] = ref * 1.2
-    np.testing.assert_allclose(
-        kind_confidence(spread * 1.6, held, whole), kind_confidence(spread, held, whole)
-    )
 
 
-def test_a_scattered_building_and_empty_corners() -> None:
-    held = np.array([True, True, True, True, False])
-    spread = np.array([0.13, 0.14, 0.135, 0.3, np.nan])
-    compact = np.array([1.0, 1.0, 0.95, 0.6, 1.0])
-    conf = kind_confidence(spread, held, compact)
-    assert conf[3] == 0.5 and conf[4] == 1.0
-    assert np.all(conf[:3] > 0.5)
+def test_two_measures_that_disagree_or_a_doubtful_outline_give_a_coin_toss() -> None:
+    score = np.array([0.6, 0.6, 0.6, -0.6, np.nan])
+    other = np.array([0.6, -0.1, 0.6, -0.6, -0.6])
+    doubt = np.array([False, False, True, False, False])
+    assert kind_confidence(score, other, doubt).tolist() == [1.0, 0.5, 0.5, 1.0, 0.5]
 
 
 def test_read_board_is_uncertain_when_a_buildings_kind_is(monkeypatch) -> None:  # noqa: ANN001
@@ -222,3 +237,24 @@ def test_a_wing_along_a_side_without_a_road_makes_the_kind_doubtful() -> None:
     assert not any(
         p.kind == "road" and p.edge == t.edges[t.vertex_edges[v][0]] for p in got.values()
     )
+
+
+def test_a_ragged_outline_fills_little_of_its_hull() -> None:
+    """A piece's outline is convex but for a city's notch; a road's end or art of its colour
+    joined to it leaves a ragged outline, which fills less than KIND_SOLID of its hull."""
+    yy, xx = np.mgrid[0:13, 0:13]
+    settlement = np.ones((13, 13), bool)
+    # The renderer's city: a settlement-sized house with a lower wing beside it.
+    city = np.zeros((13, 18), bool)
+    city[6:, :] = True
+    city[:, 6:] = True
+    # A building with two thin arms of its colour reaching away from it.
+    arms = np.zeros((26, 26), bool)
+    arms[8:18, 8:18] = True
+    arms[np.arange(26), np.arange(26)] = True
+    arms[np.arange(26), 25 - np.arange(26)] = True
+    fill = [hull_fill(*np.nonzero(m)[::-1]) for m in (settlement, city, arms)]
+    assert fill[0] == 1.0
+    assert KIND_SOLID < fill[1] < 1.0
+    assert fill[2] < KIND_SOLID
+    assert hull_fill(xx.ravel(), yy.ravel()) == 1.0
