@@ -171,10 +171,15 @@ CITY_SCORE = 1.43
 CITY_ELONGATION = 0.5
 _SPREAD_QUORUM = 3  # buildings measured before any is compared with the others
 _SPREAD_PIXELS = 12  # a building's own pixels needed for its spread to be measured
-#: A building's kind is sure (confidence 1) when its score is this many times beyond the
-#: threshold or short of it (:func:`kind_confidence`; chosen on renders, seed 0, as the smallest
-#: of 1.3, 1.5, 1.7 with no sure kind wrong; docs/vision-tracking.md).
+#: A settlement is sure (kind confidence 1) when its score is this many times short of the
+#: threshold (:func:`kind_confidence`; chosen on renders, seed 0, as the smallest of 1.3, 1.5,
+#: 1.7 with no sure kind wrong; docs/vision-tracking.md).
 KIND_MARGIN = 1.7
+#: ... and a city when its score is this many times beyond it. Narrower: the threshold already
+#: stands clear of real settlements (:data:`CITY_SCORE`), while a city among many cities
+#: measures against a city's size and passes for a settlement (chosen as KIND_MARGIN, among
+#: 1.15, 1.2, 1.3, 1.5, 1.7).
+KIND_MARGIN_CITY = 1.3
 #: A building's spread measures the piece only when at least this share of its own pixels
 #: forms one 8-connected group (:func:`kind_confidence`).
 KIND_COMPACT = 0.9
@@ -1512,7 +1517,8 @@ def kind_confidence(score: np.ndarray, other: np.ndarray, doubt: np.ndarray) -> 
     ``other`` with only its own roads' bands) disagree, and one in ``doubt`` (its own pixels
     scattered or ragged, :data:`KIND_COMPACT`, :data:`KIND_SOLID`: what is no part of the piece
     lengthens it). Otherwise 0.5 at the threshold, rising to 1 as the nearer of the two scores
-    lies :data:`KIND_MARGIN` times beyond it or short of it.
+    lies :data:`KIND_MARGIN_CITY` times beyond it (a city) or :data:`KIND_MARGIN` times short
+    of it (a settlement).
 
     Args:
         score, other: float (V,) per corner, NaN where not scored.
@@ -1524,11 +1530,12 @@ def kind_confidence(score: np.ndarray, other: np.ndarray, doubt: np.ndarray) -> 
     >>> score = np.array([-0.6, -0.2, 0.3, 0.3, np.nan])
     >>> other = np.array([-0.5, -0.3, -0.1, 0.6, 0.2])
     >>> kind_confidence(score, other, np.zeros(5, bool)).round(2).tolist()
-    [0.97, 0.69, 0.5, 0.78, 0.5]
+    [0.97, 0.69, 0.5, 1.0, 0.5]
     """
     nearer = np.minimum(np.abs(score), np.abs(other))
     agree = np.sign(score) == np.sign(other)
-    sure = 0.5 + 0.5 * np.clip(nearer / math.log(KIND_MARGIN), 0.0, 1.0)
+    margin = np.log(np.where(score > 0, KIND_MARGIN_CITY, KIND_MARGIN))
+    sure = 0.5 + 0.5 * np.clip(nearer / margin, 0.0, 1.0)
     return np.where(agree & ~doubt & np.isfinite(nearer), sure, 0.5)
 
 

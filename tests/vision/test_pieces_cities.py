@@ -15,6 +15,7 @@ from vision.pieces import (
     CITY_SCORE,
     KIND_CERTAIN,
     KIND_MARGIN,
+    KIND_MARGIN_CITY,
     KIND_SOLID,
     PLASTIC_SHADES,
     DetectedPiece,
@@ -175,6 +176,20 @@ def test_the_kind_is_unsure_near_the_threshold_and_sure_far_from_it() -> None:
     assert conf[0] == pytest.approx(1.0) and conf[4] == pytest.approx(1.0)
     assert conf[1] < KIND_CERTAIN and conf[3] < KIND_CERTAIN
     assert conf[1] > 0.5 and conf[3] > 0.5
+
+
+def test_a_city_is_sure_nearer_the_threshold_than_a_settlement() -> None:
+    """The threshold stands clear of real settlements already; a settlement needs a wider
+    margin (a city among many cities measures against a city and looks like a settlement)."""
+    held, square = np.ones(6, bool), np.full(6, 1.1)
+    conf = {}
+    for ratio in (CITY_SCORE * KIND_MARGIN_CITY, CITY_SCORE / KIND_MARGIN_CITY):
+        spread = np.full(6, 0.13)
+        spread[2] = 0.13 * ratio
+        score = city_score(spread, square, held)
+        conf[ratio > CITY_SCORE] = kind_confidence(score, score, np.zeros(6, bool))[2]
+    assert conf[True] == pytest.approx(1.0)
+    assert 0.5 < conf[False] < 1.0
 
 
 def test_two_measures_that_disagree_or_a_doubtful_outline_give_a_coin_toss() -> None:
