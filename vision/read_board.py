@@ -46,6 +46,13 @@ CHIP_COUNTS: dict[str, Counter[int]] = {
 CERTAIN = 0.9
 # A hex is hidden when this share of its ring is covered (too little is left to read it by).
 _HIDDEN = 0.75
+# A hex covered by more than this share of its ring is read from what shows of it, but not
+# trusted: what shows lies along the hand's rim, whose shading and shadow the cover mask
+# misses (so the hex is often more covered than measured), and a wrong reading is worse
+# than none.
+_PARTLY = 0.5
+# Highest confidence of a hex read from the part a hand leaves clear.
+_PARTLY_CONFIDENCE = 0.5
 # A hex with more of its ring than this under a hand is not searched for the robber or pirate.
 _FIGURE_CLEAR = 0.1
 # A hex is sea when this fraction of its interior is open-sea blue.
@@ -155,6 +162,10 @@ def read_board(
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     light = chip_light(top, reg.hexes, chips)
     terrain = classify_terrain(feats, kind=reg.kind, sea=sea, light=light, hidden=hidden)
+    terrain = [
+        replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
+        for t, c in zip(terrain, cover, strict=True)
+    ]
     unseen = sum(t.unseen for t in terrain)
     if unseen:
         warnings.append(
