@@ -35,8 +35,9 @@ be right); Seafarers maps (harbour tokens on any coast, no fixed set) are read s
 each side by its own colour.
 
 Printed icons. The current art has no token but a small icon between two piers, too small
-for the spot's colour; two of its icons have a colour nothing else off a coast has (red
-bricks, a golden sheaf), and :func:`read_icons` names those sides. They join the colour
+for the spot's colour; three of its icons have a colour nothing else off a coast has (red
+bricks, a golden sheaf, brown logs), and :func:`read_icons` names those sides; a generic
+harbour's printed "3:1" is read as text (:mod:`vision.harbour_text`). They join the colour
 reading within the frame's set of kinds and never overrule it (:func:`_with_icons`).
 
 A harbour that cannot be read honestly (hidden, no clear kind, not clearly there) is left out
@@ -111,11 +112,15 @@ _COLOURED = 20.0
 _SCORE_FLOOR = 0.01
 
 #: Pixel classes of the printed icons whose colour nothing else off a coast has (CIELAB,
-#: white-balanced on the chips): the current art's red bricks and golden sheaf, and the
-#: renderer's tokens of those colours. Sea, beach, piers, the "3:1" text and the grey icons
-#: (ore's rocks, wool's sheep, lumber's logs) fall in neither. Brick is redder than yellow
-#: (skin, wood and the beach are not); grain is yellow without red (orange pieces are not).
-_ICON_CLASSES = ("brick", "grain")
+#: white-balanced on the chips): the current art's red bricks, golden sheaf and brown logs,
+#: and the renderer's tokens of those colours. Sea, beach, piers, the "3:1" text and the grey
+#: icons (ore's rocks, wool's sheep) fall in none. Brick is redder than yellow (skin, wood and
+#: the beach are not); grain is yellow without red (orange pieces are not); the logs' wood is
+#: darker than the straw and the beach and less red than the bricks.
+_ICON_CLASSES = ("brick", "grain", "lumber")
+# Which classes' colour in a disc forbids reading another's icon there (rows: the icon read).
+# A sheaf's shadowed straw is the logs' brown: grain forbids lumber, not the other way.
+_ICON_VETO = np.array([[False, True, False], [True, False, False], [True, True, False]])
 
 
 @dataclass(frozen=True)
@@ -407,11 +412,12 @@ def read_sites(
 
 
 def _icon_classes(px: np.ndarray) -> np.ndarray:
-    """Boolean (N, 2): is each CIELAB pixel of brick's, grain's icon colour?"""
-    a, b = px[:, 1], px[:, 2]
+    """Boolean (N, 3): is each CIELAB pixel of brick's, grain's, lumber's icon colour?"""
+    light, a, b = px[:, 0], px[:, 1], px[:, 2]
     brick = (a > 15.0) & (b > 0.0) & (a >= b)
     grain = (b > 25.0) & (a > -3.0) & (a < 15.0)
-    return np.column_stack([brick, grain])
+    wood = (a > 2.0) & (a < 15.0) & (b > 6.0) & (b < 22.0) & (light < 55.0)
+    return np.column_stack([brick, grain, wood])
 
 
 def read_icons(
@@ -430,15 +436,18 @@ def read_icons(
     middle: float = 0.04,
     width: float = 0.012,
 ) -> dict[Site, tuple[str, float]]:
-    """The harbours told by an icon colour only one resource is printed in: brick or grain.
+    """The harbours told by an icon colour only one resource is printed in: brick, grain or
+    lumber.
 
     The current art prints a small icon (about 0.3 hex radii) 0.43 hex radii off a harbour's
     side, between its piers, over the "2:1": too small for :func:`read_sites` (it covers
-    10-60% of the spot), and most icons are grey-brown (logs, rocks, a sheep), told apart
-    by shape. Red bricks and a golden sheaf are not: a side is read as brick (grain) when
+    10-60% of the spot), and its icons are grey-brown (logs, rocks, a sheep) but for red
+    bricks and a golden sheaf; the logs are a darker brown than anything else there. A side
+    is read as brick (grain, lumber) when
     one blob of that colour (:func:`_icon_classes`), as large as enough of a disc of
     ``radius``, lies within ``shift`` of the icon's place, ringed by sea or the icon's light
-    halo, and the other colour makes no such blob there. An icon near two sides' places (a
+    halo, and the colours it cannot be mistaken for are nearly absent there
+    (:data:`_ICON_VETO`; the logs' gaps are closed first). An icon near two sides' places (a
     bay) is the nearer side's. The disc must lie on the sea: at least
     ``min_sea`` of a ring ``ring`` wide around it, on its far side, is sea blue (a frame
     registered off puts land, whose fields are yellow, in the disc). Colour joined to the
@@ -487,7 +496,8 @@ def read_icons(
     )
     grid = _sample(lab, plane_to_top, pts)
     in_disc = np.hypot(alongs[None, :], offs[:, None] - out) <= radius
-    classes = _icon_classes(np.nan_to_num(grid.reshape(-1, 3))).reshape(*grid.shape[:3], 2)
+    n_classes = len(_ICON_CLASSES)
+    classes = _icon_classes(np.nan_to_num(grid.reshape(-1, 3))).reshape(*grid.shape[:3], n_classes)
     whole = ~np.isnan(grid[:, in_disc, 0]).any(axis=1)
     annulus = _disc(radius + ring, step)
     annulus = annulus[np.hypot(annulus[:, 0], annulus[:, 1]) > radius + 0.03]
@@ -504,9 +514,9 @@ def read_icons(
     border = np.zeros(grid.shape[1:3], bool)
     border[-1, :] = border[:, 0] = border[:, -1] = True
     widest = int(round(wide / step))
-    fractions = np.zeros((len(sites), 2))
-    where = np.zeros((len(sites), 2, 2))  # each class's icon centre, board plane
-    raw = np.zeros((len(sites), 2))  # each class's colour in the disc, beach left out
+    fractions = np.zeros((len(sites), n_classes))
+    where = np.zeros((len(sites), n_classes, 2))  # each class's icon centre, board plane
+    raw = np.zeros((len(sites), n_classes))  # each class's colour in the disc, beach left out
     # An icon is printed on the sea with a light halo: what lies just round it is sea blue
     # or light and grey, not more colour (a card's or a book's art, a tile).
     plain = (np.nan_to_num(grid[..., 2], nan=0.0) < -20.0) | (
@@ -521,9 +531,12 @@ def read_icons(
         # Colour reaching in from the coast, or running along it wider than any icon, is
         # the beach (some editions print it in golden sand); colour running on beyond the
         # grid is larger than any icon (an arm, a card): neither is an icon on the sea.
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(
-            classes[i, :, :, k].astype(np.uint8), connectivity=8
-        )
+        mask = classes[i, :, :, k].astype(np.uint8)
+        if _ICON_CLASSES[k] == "lumber":
+            # Logs are brown cylinders with dark gaps and light cut ends between them: one
+            # grid step closes them into one icon.
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         beach_labels = (
             set(np.unique(labels[shore]).tolist())
             | set(np.unique(labels[border]).tolist())
@@ -556,7 +569,7 @@ def read_icons(
     for i, site in enumerate(sites):
         k = int(np.argmax(fractions[i]))
         # Both colours in one disc is no single icon (a hand, a piece beside a token).
-        if not (whole[i] and on_sea[i]) or raw[i, 1 - k] > 0.5 * middle:
+        if not (whole[i] and on_sea[i]) or (raw[i, _ICON_VETO[k]] > 0.5 * middle).any():
             continue
         z = float(np.clip((fractions[i, k] - middle) / width, -50.0, 50.0))
         confidence = 1.0 / (1.0 + math.exp(-z))

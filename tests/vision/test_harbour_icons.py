@@ -23,6 +23,9 @@ LAND = (60.0, -20.0, 30.0)
 BRICK = (53.0, 30.0, 14.0)
 GRAIN = (72.0, 5.0, 33.0)
 ORE = (48.0, 0.0, -3.0)
+#: Lumber's logs: brown wood, with dark gaps between the logs.
+WOOD = (45.0, 7.0, 13.0)
+GAP = (30.0, 1.0, 2.0)
 SKIN = (66.0, 18.0, 24.0)
 #: A light green (wool) token under a warm lamp: yellow, but still a little green.
 WARM_WOOL = (70.0, -8.0, 40.0)
@@ -112,8 +115,37 @@ def test_icon_colour_inside_other_art_is_no_icon() -> None:
     assert read_icons(lab, PLANE_TO_TOP, SITES) == {}
 
 
+def _logs(lab: np.ndarray, site: Site) -> None:
+    """Lumber's icon at ``site``'s place: a stack of logs seen as brown pieces a little apart,
+    dark between them, on a light halo (each piece alone is far smaller than an icon)."""
+    centres, along = spot_geometry([site], 0.43)
+    c, t = centres[0], along[0]
+    n = np.array([-t[1], t[0]])
+    cv2.circle(lab, _to_px(c), int(0.17 * PX), (88.0, 0.0, 5.0), -1)
+    cv2.circle(lab, _to_px(c), int(0.13 * PX), GAP, -1)
+    for i in (-1.0, 0.0, 1.0):
+        for j in (-1.0, 0.0, 1.0):
+            cv2.circle(lab, _to_px(c + 0.1 * (i * n + j * t)), 1, WOOD, -1)
+
+
+def test_logs_are_read_as_lumber() -> None:
+    lab = _view({})
+    _logs(lab, _site(4))
+    found = read_icons(lab, PLANE_TO_TOP, SITES)
+    assert {s: k for s, (k, _) in found.items()} == {_site(4): "lumber"}
+
+
+def test_a_sheaf_with_brown_shadows_is_grain_and_not_lumber() -> None:
+    """A sheaf's shadowed straw has the logs' brown: grain is still read, lumber not."""
+    lab = _view({_site(4): GRAIN})
+    centres, along = spot_geometry([_site(4)], 0.43)
+    cv2.circle(lab, _to_px(centres[0] + 0.05 * along[0]), int(0.05 * PX), WOOD, -1)
+    found = read_icons(lab, PLANE_TO_TOP, SITES)
+    assert {s: k for s, (k, _) in found.items()} == {_site(4): "grain"}
+
+
 def test_grey_icons_and_plain_sea_are_left_unread() -> None:
-    """Ore's rocks (and wool's sheep, lumber's logs) are grey-brown: no colour tells them."""
+    """Ore's rocks and wool's sheep are grey: no colour tells them."""
     found = read_icons(_view({_site(4): ORE}), PLANE_TO_TOP, SITES)
     assert found == {}
 
