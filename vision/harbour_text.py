@@ -134,7 +134,7 @@ def find_ratio(
     wide: tuple[float, float] = (0.45, 0.9),
     narrow: float = 0.56,
     spacing: tuple[float, float] = (0.7, 2.2),
-    three: float = 0.58,
+    three: float = 0.55,
     two: float = 0.45,
 ) -> RatioText | None:
     """The ratio printed in a side's patch (:func:`side_patch`), or None.
@@ -260,7 +260,7 @@ def read_ratios(
 
 
 def generic_harbours(
-    texts: list[RatioText | None], middle: float = 0.515, width: float = 0.02
+    texts: list[RatioText | None], middle: float = 0.5, width: float = 0.02
 ) -> dict[int, float]:
     """The sides (by index) whose text is a clear "3:1", with a confidence from its "3"'s
     :func:`digit_lean` (a logistic half-way between a "2" and a "3")."""
