@@ -94,7 +94,7 @@ def side_patch(
     x = (pts[..., 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
     y = (pts[..., 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
     return cv2.remap(
-        lightness.astype(np.float32),
+        np.asarray(lightness, np.float32),
         x,
         y,
         cv2.INTER_LINEAR,
@@ -237,6 +237,8 @@ def read_ratios(
     # view's): every patch then shows the board unmirrored, and printed text reads either
     # upright or turned half a turn.
     alongs = np.column_stack([-normals[:, 1], normals[:, 0]])
+    # One contiguous copy for every side's resampling (a channel of the CIELAB view is not).
+    lightness = np.ascontiguousarray(lightness, np.float32)
     found: list[RatioText | None] = []
     for mid, along, normal in zip(mids, alongs, normals, strict=True):
         patch = side_patch(

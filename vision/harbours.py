@@ -37,7 +37,9 @@ each side by its own colour.
 Printed icons. The current art has no token but a small icon between two piers, too small
 for the spot's colour; three of its icons have a colour nothing else off a coast has (red
 bricks, a golden sheaf, brown logs), and :func:`read_icons` names those sides; a generic
-harbour's printed "3:1" is read as text (:mod:`vision.harbour_text`). They join the colour
+harbour's printed "3:1" is read as text (:mod:`vision.harbour_text`), and when ore and wool
+are all a standard frame's set has left, its two grey icons are told apart by the sheep's
+grass (:mod:`vision.harbour_grey`). They join the colour
 reading within the frame's set of kinds and never overrule it (:func:`_with_icons`).
 
 A harbour that cannot be read honestly (hidden, no clear kind, not clearly there) is left out
@@ -77,6 +79,7 @@ from companion.layouts import (
     EXTENSION_HARBOR_KINDS,
     EXTENSION_HARBOR_SITES,
 )
+from vision.harbour_grey import grey_icon, icon_patch, wool_of_pair
 from vision.harbour_text import generic_harbours, read_ratios
 from vision.scoring import symmetries
 
@@ -628,6 +631,7 @@ def read_harbours(
             chosen = [by_site[s] for s in sorted(layout)]
             harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
             harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]), layout)
+            harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout)
             unread = len(layout) - len(harbors)
             if unread:
                 warnings.append(
@@ -645,6 +649,7 @@ def read_harbours(
         harbors, _ = _assign(rivals, Counter(STANDARD[kind][2]), certain, own=0.5)
         harbors = [h for h in harbors if ((h.q, h.r), h.side) in named]
         harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]))
+        harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2])
         unread = max(total - len(harbors), 0)
         warnings.append(
             f"uncertain: the harbours fit no standard layout clearly; {len(harbors)} of "
@@ -719,6 +724,57 @@ def _with_icons(
             out.append(Harbor(q, r, side, kind, confidence))
             added.append(((q, r), side))
     return out, added, len(dropped)
+
+
+def _with_grey_pair(
+    harbors: list[Harbor],
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+    kinds: Sequence[str],
+    sides: frozenset[Site] | None = None,
+    apart: float = 0.4,
+    confidence: float = 0.9,
+) -> list[Harbor]:
+    """The harbours with ore and wool named by :mod:`vision.harbour_grey` when they are all
+    that is left of the frame's set: exactly two sides not read (of ``sides`` when a layout
+    was taken) show a grey icon, at least ``apart`` hex radii from each other and from every
+    harbour read (not one icon, or a "3:1", seen from two sides), and the grass tells which
+    is the sheep. Each is given ``confidence``, the least a harbour is reported with."""
+    if Counter(kinds) - Counter(h.kind for h in harbors) != Counter({"ore": 1, "wool": 1}):
+        return harbors
+    read = {((h.q, h.r), h.side) for h in harbors}
+    open_sites = [s for s in sites if s not in read and (sides is None or s in sides)]
+    if not open_sites or not read:
+        return harbors
+    mids = spot_geometry(open_sites, 0.0)[0]
+    normals = spot_geometry(open_sites, 1.0)[0] - mids
+    taken = spot_geometry(sorted(read), 0.43)[0]
+    found = []
+    for site, mid, normal in zip(open_sites, mids, normals, strict=True):
+        icon = grey_icon(icon_patch(lab, plane_to_top, mid, normal))
+        if icon is not None:
+            grass, along, out = icon
+            centre = mid + along * np.array([-normal[1], normal[0]]) + out * normal
+            found.append((site, grass, centre))
+    if len(found) != 2:
+        return harbors
+    centres = np.array([c for _, _, c in found])
+    if np.linalg.norm(centres[0] - centres[1]) < apart or (
+        np.linalg.norm(centres[:, None] - taken[None], axis=2).min() < apart
+    ):
+        return harbors
+    wool = wool_of_pair((found[0][1], found[1][1]))
+    if wool is None:
+        return harbors
+    out_harbors = list(harbors)
+    for (
+        n,
+        ((q, r), side),
+    ) in enumerate(s for s, _, _ in found):
+        kind = "wool" if n == wool else "ore"
+        out_harbors.append(Harbor(q, r, side, kind, confidence))
+    return out_harbors
 
 
 def _layout_fit(layout: frozenset[Site], readings: Sequence[SiteReading]) -> float:

@@ -1,0 +1,99 @@
+"""Ore and wool, the last two harbours of a frame, told apart by the sheep's grass.
+
+Each test draws a base board's top view in CIELAB (the reader's own colour space) with grey
+icons (a dark, shadowed blob on a light halo) off some sides, a strip of green grass under
+the sheep.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.board import Harbor, Terrain, Tile, base_frame, hex_corner_points
+from companion.layouts import BASE_HARBOR_KINDS
+from vision.harbour_grey import grey_icon, icon_patch
+from vision.harbours import Site, _with_grey_pair, coast_sites, spot_geometry
+
+PX = 60.0
+SIZE = 660
+PLANE_TO_TOP = np.array([[PX, 0.0, SIZE / 2], [0.0, PX, SIZE / 2], [0.0, 0.0, 1.0]])
+SEA = (52.0, 1.0, -43.0)
+LAND = (60.0, -20.0, 30.0)
+ROCK = (30.0, 0.0, -2.0)
+GRASS = (45.0, -20.0, 10.0)
+LOGS = (40.0, 8.0, 15.0)
+TILES = {h: Tile(Terrain.FOREST, 5) for h in base_frame()}
+SITES = coast_sites(TILES)
+
+
+def _px(p: np.ndarray) -> tuple[int, int]:
+    return (int(round(p[0] * PX + SIZE / 2)), int(round(p[1] * PX + SIZE / 2)))
+
+
+def _view(icons: dict[Site, str]) -> np.ndarray:
+    """The top view with an icon off each side of ``icons``: "rocks", "sheep" (rocks' grey on
+    grass) or "logs" (brown)."""
+    lab = np.empty((SIZE, SIZE, 3), np.float32)
+    lab[:] = SEA
+    lab += np.random.default_rng(0).normal(0.0, 2.0, lab.shape).astype(np.float32)
+    for h in base_frame():
+        poly = np.array([_px(np.array(p)) for p in hex_corner_points(h)], np.int32)
+        cv2.fillConvexPoly(lab, poly, LAND)
+    for (site, what), c in zip(icons.items(), spot_geometry(list(icons), 0.43)[0], strict=True):
+        mid = spot_geometry([site], 0.0)[0][0]
+        normal = (c - mid) / 0.43
+        cv2.circle(lab, _px(c), int(0.17 * PX), (88.0, 0.0, 5.0), -1)
+        cv2.circle(lab, _px(c), int(0.12 * PX), LOGS if what == "logs" else ROCK, -1)
+        if what == "sheep":
+            along = np.array([-normal[1], normal[0]])
+            foot = c - 0.12 * normal
+            cv2.line(lab, _px(foot - 0.1 * along), _px(foot + 0.1 * along), GRASS, 3)
+    return lab
+
+
+def _grass(lab: np.ndarray, site: Site) -> tuple[int, float, float] | None:
+    mid = spot_geometry([site], 0.0)[0][0]
+    normal = spot_geometry([site], 1.0)[0][0] - mid
+    return grey_icon(icon_patch(lab, PLANE_TO_TOP, mid, normal))
+
+
+def test_a_grey_icon_is_found_and_only_the_sheep_has_grass() -> None:
+    lab = _view({SITES[2]: "sheep", SITES[11]: "rocks", SITES[20]: "logs"})
+    sheep, rocks = _grass(lab, SITES[2]), _grass(lab, SITES[11])
+    assert sheep is not None and rocks is not None
+    assert sheep[0] >= 25 and rocks[0] == 0
+    assert abs(sheep[1]) < 0.1 and abs(rocks[2] - 0.43) < 0.1
+    # Brown logs and plain sea are no grey icon.
+    assert _grass(lab, SITES[20]) is None
+    assert _grass(lab, SITES[5]) is None
+
+
+def _seven(exclude: tuple[int, ...]) -> list[Harbor]:
+    """The frame's set but ore and wool, on sides away from ``exclude``."""
+    kinds = [k for k in BASE_HARBOR_KINDS if k not in ("ore", "wool")]
+    free = [i for i in range(0, len(SITES), 4) if all(abs(i - j) > 1 for j in exclude)]
+    return [
+        Harbor(SITES[i][0][0], SITES[i][0][1], SITES[i][1], k, 0.95)
+        for i, k in zip(free, kinds, strict=False)
+    ]
+
+
+def test_ore_and_wool_are_named_when_they_are_all_that_is_left() -> None:
+    read = _seven((2, 11))
+    assert len(read) == 7
+    lab = _view({SITES[2]: "sheep", SITES[11]: "rocks"})
+    got = _with_grey_pair(read, lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS)
+    added = {((h.q, h.r), h.side): h.kind for h in got[7:]}
+    assert added == {SITES[2]: "wool", SITES[11]: "ore"}
+
+
+def test_without_grass_or_with_a_kind_more_left_nothing_is_named() -> None:
+    read = _seven((2, 11))
+    rocks = _view({SITES[2]: "rocks", SITES[11]: "rocks"})
+    assert _with_grey_pair(read, rocks, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
+    pair = _view({SITES[2]: "sheep", SITES[11]: "rocks"})
+    assert _with_grey_pair(read[1:], pair, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read[1:]
+    # A third grey icon: which two are the harbours is not known.
+    three = _view({SITES[2]: "sheep", SITES[11]: "rocks", SITES[14]: "rocks"})
+    assert _with_grey_pair(read, three, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
