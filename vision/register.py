@@ -1439,6 +1439,103 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
     """
     if kind is not None and kind not in FRAMES:
         raise ValueError(f"unknown board kind {kind!r}: expected one of {', '.join(FRAMES)}")
+    lat = find_lattice(bgr)
+    kinds = (kind,) if kind else tuple(FRAMES)
+    best_kind, k, t, cost, ambiguous, sea, band = place_frame(
+        lat.small, lat.h_lat, lat.chip_cells, kinds
+    )
+    if band < _MIN_BAND_SEA:
+        raise NoBoardError(
+            f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice have no sea "
+            "frame around them (is the whole board in the photo?)"
+        )
+    if cost > _MAX_COST_PER_HEX * len(FRAMES[best_kind]):
+        what = f"a {kind} board's" if kind else "a board's"
+        hint = " (is --kind right?)" if kind else ""
+        raise NoBoardError(
+            f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice do not look "
+            f"like {what} chips (no sea frame, or land where it cannot be){hint}"
+        )
+    return lat.placed(best_kind, FRAMES[best_kind], k, t, cost, ambiguous, sea)
+
+
+@dataclass
+class Lattice:
+    """Steps 1-2 of a registration: the chips' lattice, before any frame is placed on it.
+
+    Attributes:
+        small: the photo at the working size, uint8 (h, w, 3).
+        scale: ``small``'s size over the photo's (<= 1).
+        h_lat: float64 (3, 3), lattice plane (hex radii) -> ``small`` pixels.
+        chip_cells: lattice cells where a chip disc was found.
+        candidates: every chip candidate, in ``small``'s pixels.
+    """
+
+    small: np.ndarray
+    scale: float
+    h_lat: np.ndarray
+    chip_cells: set[Hex]
+    candidates: list[ChipCandidate]
+
+    def placed(
+        self,
+        kind: str,
+        frame: Sequence[Hex],
+        k: int,
+        t: Hex,
+        cost: float,
+        ambiguous: bool,
+        sea: dict[Hex, float],
+    ) -> Registration:
+        """The :class:`Registration` of ``frame`` laid on the lattice with canonical hex =
+        rotate(lattice cell, k) + t; ``sea``: the sea fraction per lattice cell examined."""
+        # canonical = R_k(lattice) + t  =>  lattice = R_k^-1(canonical - t)
+        shift = np.eye(3)
+        shift[:2, 2] = -axial_to_plane(np.array([t]))[0]
+        canon_to_lat = _rotation_matrix(-k) @ shift
+        to_full = np.diag([1.0 / self.scale, 1.0 / self.scale, 1.0])
+        homography = to_full @ self.h_lat @ canon_to_lat
+        homography /= homography[2, 2]
+
+        def canonical(c: Hex) -> Hex:
+            turned = rotate_axial(c, k)
+            return (turned[0] + t[0], turned[1] + t[1])
+
+        cells = set(frame)
+        s = self.scale
+        return Registration(
+            kind=kind,
+            hexes=sorted(cells, key=lambda x: (x[1], x[0])),
+            homography=homography,
+            chip_hexes={canonical(c) for c in self.chip_cells} & cells,
+            candidates=[
+                ChipCandidate(
+                    c.x / s,
+                    c.y / s,
+                    c.radius / s,
+                    None
+                    if c.ellipse is None
+                    else (c.ellipse[0] / s, c.ellipse[1] / s, c.ellipse[2]),
+                )
+                for c in self.candidates
+            ],
+            ambiguous=ambiguous,
+            cost=cost,
+            sea_fraction={canonical(c): v for c, v in sea.items() if canonical(c) in cells},
+        )
+
+
+def find_lattice(bgr: np.ndarray) -> Lattice:
+    """Steps 1-2 on a photo: chip candidates and the lattice they lie on (islands relaid,
+    empty cells looked at again).
+
+    Args:
+        bgr: uint8 (H, W, 3) photo, any size (worked on at :data:`WORK_SIDE` at most).
+
+    Raises:
+        NoBoardError: fewer than 6 chips on a lattice.
+        ValueError: not a colour uint8 image.
+    """
     if bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
         raise ValueError("the image must be a colour (H, W, 3) uint8 array")
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
@@ -1457,54 +1554,7 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
         )
     h_lat, cells = relay_islands(cands, *fit)
     cands, cells = _second_look(maps, h_lat, cands, cells)
-    kinds = (kind,) if kind else tuple(FRAMES)
-    chip_cells = set(cells)
-    best_kind, k, t, cost, ambiguous, sea, band = place_frame(small, h_lat, chip_cells, kinds)
-    if band < _MIN_BAND_SEA:
-        raise NoBoardError(
-            f"no board found: the {len(chip_cells)} disc(s) on a hex lattice have no sea frame "
-            "around them (is the whole board in the photo?)"
-        )
-    if cost > _MAX_COST_PER_HEX * len(FRAMES[best_kind]):
-        what = f"a {kind} board's" if kind else "a board's"
-        hint = " (is --kind right?)" if kind else ""
-        raise NoBoardError(
-            f"no board found: the {len(chip_cells)} disc(s) on a hex lattice do not look like "
-            f"{what} chips (no sea frame, or land where it cannot be){hint}"
-        )
-    # canonical = R_k(lattice) + t  =>  lattice = R_k^-1(canonical - t)
-    shift = np.eye(3)
-    shift[:2, 2] = -axial_to_plane(np.array([t]))[0]
-    canon_to_lat = _rotation_matrix(-k) @ shift
-    h_small = h_lat @ canon_to_lat
-    to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0])
-    homography = to_full @ h_small
-    homography /= homography[2, 2]
-    chip_hexes = {(rotate_axial(c, k)[0] + t[0], rotate_axial(c, k)[1] + t[1]) for c in chip_cells}
-    sea_canon = {
-        (rotate_axial(c, k)[0] + t[0], rotate_axial(c, k)[1] + t[1]): v for c, v in sea.items()
-    }
-    full_cands = [
-        ChipCandidate(
-            c.x / scale,
-            c.y / scale,
-            c.radius / scale,
-            None
-            if c.ellipse is None
-            else (c.ellipse[0] / scale, c.ellipse[1] / scale, c.ellipse[2]),
-        )
-        for c in cands
-    ]
-    return Registration(
-        kind=best_kind,
-        hexes=sorted(FRAMES[best_kind], key=lambda x: (x[1], x[0])),
-        homography=homography,
-        chip_hexes=chip_hexes & set(FRAMES[best_kind]),
-        candidates=full_cands,
-        ambiguous=ambiguous,
-        cost=cost,
-        sea_fraction={c: v for c, v in sea_canon.items() if c in set(FRAMES[best_kind])},
-    )
+    return Lattice(small, scale, h_lat, set(cells), cands)
 
 
 def rectify(
