@@ -13,6 +13,10 @@ never the same after a turn, so the margin to the runner-up is large; a board wh
 symmetric (or a frame of another shape) is refused with a ValueError, like a frame with no
 board in it, and the tracker keeps trying.
 
+A scenario's map (Seafarers, a Big Box country map) is registered by its own known frame
+(``vision.known_frame``), placed in the game's names already; terrain only decides between
+the turns that lay the map onto itself, sea and chips included (rare).
+
 >>> from companion.layouts import random_board
 >>> from vision.synth.render import Conditions, render_board
 >>> board = random_board(4, seed=5)
@@ -29,7 +33,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from companion.board import Board, Hex, hex_center
+from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, hex_center
+from vision.known_frame import KnownFrame, register_frame
 from vision.register import Registration, rectify, register, rotate_axial
 from vision.terrain import PROTOTYPES, hex_features, normalise_light, terrain_costs
 
@@ -72,10 +77,23 @@ def _plane_map(frame: Sequence[Hex], named: Sequence[Hex]) -> np.ndarray:
 def register_known(frame: np.ndarray, board: Board) -> Registration:
     """Register ``frame`` (BGR uint8) and name its hexes, corners and sides like ``board``'s.
 
+    A base or 5-6 board is registered by its kind's frame; a scenario's map (Seafarers, a
+    country map) by its own frame (``vision.known_frame``: its hexes, sea and chips), whose
+    placement already names it like the game unless the map lies the same turned.
+
     Raises:
         ValueError: no board in the frame (vision.register's message), a frame of another
-            shape than the board's, or terrain that does not tell the turns apart.
+            shape than the board's, a map whose placement is ambiguous, or terrain that does
+            not tell the turns apart.
     """
+    if board.kind in SCENARIO_BOARD_KINDS:
+        known = KnownFrame.of_board(board)
+        reg: Registration = register_frame(frame, known)
+        if reg.ambiguous:
+            raise ValueError(
+                "the map's chips and sea fit more than one placement: cannot tell where it lies"
+            )
+        return _named_by_terrain(frame, reg, board, known.symmetries())
     reg = register(frame, board.kind)
     hexes = set(board.tiles)
     options = symmetries(reg.hexes, hexes)
@@ -84,8 +102,22 @@ def register_known(frame: np.ndarray, board: Board) -> Registration:
             f"the camera sees a {reg.kind} frame of {len(reg.hexes)} hexes; "
             f"the game's board has {len(hexes)}"
         )
+    return _named_by_terrain(frame, reg, board, options)
+
+
+def _named_by_terrain(
+    frame: np.ndarray, reg: Registration, board: Board, options: list[tuple[int, Hex]]
+) -> Registration:
+    """``reg`` renamed by the option (turn, shift) whose terrain reads most like ``board``'s.
+
+    Raises:
+        ValueError: the best option does not beat the runner-up by :data:`_MARGIN_PER_HEX`.
+    """
+    if options == [(0, (0, 0))]:
+        return reg  # already in the board's names, and nothing else lays it onto them
     top, plane_to_top = rectify(frame, reg, _PX)
-    land = np.array([True] * len(reg.hexes))
+    sea = set(getattr(reg, "sea_hexes", ()))
+    land = np.array([h not in sea for h in reg.hexes])
     feats = normalise_light(hex_features(top, plane_to_top, reg.hexes), land, reg.kind)
     terrains = sorted({t.terrain for t in board.tiles.values()} & set(PROTOTYPES), key=str)
     costs = terrain_costs(feats, terrains)
