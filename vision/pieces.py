@@ -955,6 +955,20 @@ class PieceDetector:
         e = np.bincount(er[1], weights=flat[er[0]], minlength=n_e)
         return v / np.maximum(s.vsize[vk], 1), e / np.maximum(s.vsize[ek], 1)
 
+    def sites_mask(self, vertices: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        """The top-view pixels of some sites: the area discs of the corners and the strips and
+        side discs of the sides flagged in bool ``vertices`` (V,) and ``edges`` (E,).
+
+        Returns:
+            bool (size[1], size[0]).
+        """
+        s = self._sites
+        w, h = self.size
+        flat = np.zeros(w * h, bool)
+        for (idx, site), on in ((s.varea, vertices), (s.estrip, edges), (s.eoff, edges)):
+            flat[idx[on[site]]] = True
+        return flat.reshape(h, w)
+
     def area_fractions(self, mask: np.ndarray) -> np.ndarray:
         """Fraction of each corner's area disc (0.42 hex radii, where a city may reach) that a
         top-view bool mask (size[1], size[0]) covers: float64 (V,) in 0..1."""

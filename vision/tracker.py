@@ -140,8 +140,9 @@ class Tracker:
 
     Args:
         stable_s: how long a site must read the same, uncovered, before it is reported.
-        registrar: ``frame -> registration`` (``homography``, ``hexes``, ``sea_fraction``,
-            ``kind``); raises ValueError when no board is seen. Default: vision.register.
+        registrar: ``frame -> registration`` (``homography``, ``hexes``, ``sea_fraction``
+            or a known frame's ``sea_hexes``, ``kind``); raises ValueError when no board is
+            seen. Default: vision.register.
         kind: board kind for the default registrar, or None to detect it.
         retry_s: how long to wait between attempts to find the board.
         px_per_unit: top-view resolution for reading (see vision.pieces).
@@ -199,7 +200,13 @@ class Tracker:
             return False
         first = self.detector is None
         if first:
-            self._sea = [h for h, f in getattr(reg, "sea_fraction", {}).items() if f > 0.7]
+            # A known frame (vision.known_frame) knows its sea; otherwise it is what looks it.
+            known_sea = getattr(reg, "sea_hexes", None)
+            self._sea = (
+                list(known_sea)
+                if known_sea is not None
+                else [h for h, f in getattr(reg, "sea_fraction", {}).items() if f > 0.7]
+            )
             self._ships = getattr(reg, "kind", "base") == "seafarers"
         hexes = reg.hexes  # type: ignore[attr-defined]
         # Chips place the grid to a tenth of a hex; the borders place it to a road's width.
@@ -499,7 +506,13 @@ class Tracker:
         touched[cv_] = True
         for e in ce_:
             touched[list(topo.edge_vertices[e])] = True
-        self._set_reference(top, covered, touched)
+        # A site still waiting to be stable keeps its old view in the reference: taken in now,
+        # its change would no longer differ from the reference and be lost (a ship moved: the
+        # side it left settles before the side it went to).
+        waiting = self.detector.sites_mask(
+            self._cand_v != self.v_state, self._cand_e != self.e_state
+        )
+        self._set_reference(top, covered | waiting, touched)
         detected = pieces_from_states(topo.vertices, topo.edges, self.v_state, self.e_state)
         where = [tuple(topo.vertices[v]) for v in cv_] + [tuple(topo.edges[e]) for e in ce_]
         return Observation(

@@ -13,6 +13,7 @@ from companion.board import (
     Board,
     Edge,
     Piece,
+    Terrain,
     Vertex,
     edge_midpoint,
     edge_vertices,
@@ -20,7 +21,9 @@ from companion.board import (
     vertex_position,
 )
 from companion.layouts import random_board
+from companion.scenario import load_scenario
 from vision.capture import SceneStep, SyntheticGameSource
+from vision.known_board import known_board_registrar
 from vision.pieces import COLOURS
 from vision.synth.render import PIECE_COLOURS, Conditions, render_board
 from vision.tracker import Observation, Tracker, _plane_rotation
@@ -239,3 +242,44 @@ def test_robber_moved_reports_the_two_hexes_once() -> None:
     assert pieces_of(seen[0][1]) == {("settlement", "red", Vertex(0, 0, "N"))}
     # Taken into the reference: later frames are not read again.
     assert tracker.status.reads < tracker.status.frames / 2
+
+
+def test_a_ship_built_and_moved_and_the_pirate_moved_on_a_scenario_map() -> None:
+    # The map's own frame registers it (vision.known_frame), named like the game's.
+    board = replace(load_scenario("new-shores", 4, seed=1).board, pieces=[])
+    sea = {h for h, t in board.tiles.items() if t.terrain == Terrain.SEA}
+    topo = board.topology
+
+    def sea_sides(n: int) -> list[Edge]:
+        """The sides with ``n`` sea hexes of two (1: the coast, 2: open sea)."""
+        return [
+            e
+            for e, hs in zip(topo.edges, topo.edge_hexes, strict=True)
+            if len(hs) == 2 and sum(topo.hexes[i] in sea for i in hs) == n
+        ]
+
+    coast, open_sea = sea_sides(1)[7], sea_sides(2)[3]  # a move to a side near the first
+    pirate = next(h for h in sorted(sea) if h != board.pirate)
+    built = replace(board, pieces=[Piece("ship", "red", edge=coast)])
+    moved = replace(board, pieces=[Piece("ship", "red", edge=open_sea)])
+    steps = [
+        SceneStep(board, duration_s=1.0),
+        SceneStep(built, reach=edge_midpoint(coast), duration_s=3.0),
+        SceneStep(moved, reach=edge_midpoint(open_sea), duration_s=3.0),
+        SceneStep(replace(moved, pirate=pirate), reach=hex_center(pirate), duration_s=3.0),
+    ]
+    cam = Conditions(tilt_deg=12.0, tilt_dir_deg=40.0, rotation_deg=5.0)
+    src = SyntheticGameSource(steps, width=960, height=540, fps=5, seed=1, conditions=cam)
+    tracker = Tracker(registrar=known_board_registrar(board))
+    seen = [obs for t, frame in src if (obs := tracker.update(t, frame)) is not None]
+    ship_at = [pieces_of(o) for o in seen]
+    assert ship_at[0] == {("ship", "red", coast)}
+    # The move is seen whole (the side it went to settles a little after the one it left:
+    # it must not be taken into the reference meanwhile), then the pirate's two hexes.
+    assert ship_at[1:] in (
+        [{("ship", "red", open_sea)}] * 2,
+        [set(), {("ship", "red", open_sea)}, {("ship", "red", open_sea)}],
+    )
+    assert [set(o.changed_hexes) for o in seen][-1] == {board.pirate, pirate}
+    assert not any(o.changed_hexes for o in seen[:-1])
+    assert tracker.status.registrations == 1
