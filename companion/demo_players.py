@@ -66,8 +66,8 @@ log = logging.getLogger(__name__)
 #: The moves a camera sees: something put down or moved on the board.
 VISIBLE = (BuildSettlement, BuildCity, BuildRoad, BuildShip, MoveShip, MoveRobber, MovePirate)
 
-#: The board kinds the camera can register (vision.register's frames); a Seafarers map is not
-#: one of them yet.
+#: The board kinds the camera registers by their kind's frame (vision.register); a scenario's
+#: map (Seafarers, a country map) is registered by its own frame (vision.known_frame).
 CAMERA_KINDS = ("base", "5-6")
 
 
@@ -199,7 +199,7 @@ class DemoCamera:
         tilted like a webcam on a stand; the tracker names corners like the game.
 
         Raises:
-            ValueError: a board the camera cannot register (a Seafarers map).
+            ValueError: a base or 5-6 board of another shape than its kind's frame.
         """
         from vision.capture import LiveTableSource, TableScene
         from vision.known_board import known_board_registrar, symmetries
@@ -208,10 +208,10 @@ class DemoCamera:
         from vision.tracker import Tracker
 
         board = game.board
-        if board.kind not in CAMERA_KINDS or not symmetries(FRAMES[board.kind], set(board.tiles)):
+        if board.kind in CAMERA_KINDS and not symmetries(FRAMES[board.kind], set(board.tiles)):
             raise ValueError(
-                f"the demo camera follows {' and '.join(CAMERA_KINDS)} boards, "
-                f"not a {board.kind} map of {len(board.tiles)} hexes"
+                f"the demo camera follows {board.kind} boards of {len(FRAMES[board.kind])} "
+                f"hexes, not of {len(board.tiles)}"
             )
 
         scene = TableScene(table_board(game))

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from companion.actions import RollDice
 from companion.board import Board
 from companion.bots import GreedyBot
-from companion.demo_players import CAMERA_KINDS, DemoCamera, DemoPlayers
+from companion.demo_players import DemoCamera, DemoPlayers
 from companion.game import Rules
 from companion.journal import JournaledGame
 from companion.table import ApplyAction, ReportPart, Table
@@ -169,16 +169,14 @@ class TableHost:
             self.table.post(ReportPart("camera", False, str(exc)))
             return
         self.frames = LatestFrame(source)
-        board = self.jgame.game.board
-        registrar = None
-        if board.kind in CAMERA_KINDS:
-            from vision.known_board import known_board_registrar
+        from vision.known_board import known_board_registrar
 
-            # The camera names corners like the game's board, whichever way the reader would
-            # have turned it: a board from JSON or a resumed journal, or read from another
-            # frame, is named the game's way (vision.known_board).
-            registrar = known_board_registrar(board)
-        tracker = Tracker(kind=board.kind, registrar=registrar)
+        board = self.jgame.game.board
+        # The camera names corners like the game's board, whichever way the reader would
+        # have turned it: a board from JSON or a resumed journal, or read from another
+        # frame, is named the game's way, and a scenario's map is found by its own frame
+        # (vision.known_board).
+        tracker = Tracker(registrar=known_board_registrar(board))
         self.camera_link = CameraLink(self.table, self.frames, tracker)
 
     def _start_tower(self) -> None:

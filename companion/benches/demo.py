@@ -16,7 +16,8 @@ synthetic camera: live renders of the simulated table, the tracker, reconciliati
   the move made (goal: none);
 - **game**: turns and actions played.
 
-``--no-camera`` runs the same table without the camera, for comparison.
+``--scenario`` plays a scenario's map (a Seafarers scenario: ships and the pirate too), as the
+demo's ``--scenario``; ``--no-camera`` runs the same table without the camera, for comparison.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from companion.demo_players import DemoCamera
 from companion.game import Phase
 from companion.host import TableHost, open_or_create
 from companion.layouts import random_board
+from companion.scenario import load_scenario
 from web.server import host_page
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=float, default=1.0, help="the demo's --speed")
     parser.add_argument("--players", type=int, default=4, choices=range(3, 7), metavar="3-6")
     parser.add_argument("--seed", type=int, default=7, help="board, dice and players' seed")
+    parser.add_argument(
+        "--scenario", help="a scenario id (e.g. new-shores) or file, as the demo's; default: base"
+    )
     parser.add_argument("--no-camera", action="store_true", help="the demo without its camera")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
@@ -62,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
 def measure(args: argparse.Namespace, journal: Path) -> dict[str, Any]:
     wall0, cpu0 = time.monotonic(), time.process_time()
     players = COLORS[: args.players]
-    jgame = open_or_create(journal, random_board(args.players, seed=args.seed), players, args.seed)
+    if getattr(args, "scenario", None):
+        scenario = load_scenario(args.scenario, args.players, seed=args.seed)
+        board, rules = scenario.board, scenario.rules
+    else:
+        board, rules = random_board(args.players, seed=args.seed), None
+    jgame = open_or_create(journal, board, players, args.seed, rules)
     camera = None
     if not args.no_camera:
         camera = DemoCamera.for_game(jgame.game, speed=args.speed, seed=args.seed)
@@ -95,6 +105,7 @@ def measure(args: argparse.Namespace, journal: Path) -> dict[str, Any]:
             "command": args.command_line,
             "camera": camera is not None,
             "speed": args.speed,
+            "scenario": getattr(args, "scenario", None),
             "wall_s": round(wall, 1),
             "cpu_s": round(cpu, 2),
             "cpu_percent_of_one_core": round(100 * cpu / wall, 1),

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from companion.actions import Action, MoveRobber, RollDice
+from companion.actions import Action, BuildShip, MovePirate, MoveRobber, MoveShip, RollDice
 from companion.bots import GreedyBot
 from companion.demo_players import (
     VISIBLE,
     DemoCamera,
     DemoPlayers,
+    _as_proposed,
     is_on_board,
     put_down,
     table_board,
@@ -62,14 +63,13 @@ def test_only_board_moves_are_put_down() -> None:
         put_down(board, RollDice("red"))
 
 
-def test_the_demo_camera_follows_base_and_extension_boards_only() -> None:
+def test_the_demo_camera_follows_base_and_extension_boards_and_scenario_maps() -> None:
+    # A scenario's map is registered by its own frame (vision.known_frame).
     scenario = load_scenario("new-shores", 4, seed=1)
-    game = Game(scenario.board, PLAYERS + ["orange"], scenario.rules, rng=1)
-    with pytest.raises(ValueError, match="follows base and 5-6 boards"):
-        DemoCamera.for_game(game)
+    DemoCamera.for_game(Game(scenario.board, PLAYERS + ["orange"], scenario.rules, rng=1))
     # A board called base but laid out in another shape has no frame the camera knows.
     odd = replace(random_board(5, seed=1), kind="base")
-    with pytest.raises(ValueError, match="not a base map of 30 hexes"):
+    with pytest.raises(ValueError, match="base boards of 19 hexes, not of 30"):
         DemoCamera.for_game(Game(odd, PLAYERS, rng=1))
     DemoCamera.for_game(Game(random_board(5, seed=1), PLAYERS, rng=1))  # 5-6 is followed
 
@@ -227,3 +227,41 @@ def test_a_move_the_game_no_longer_takes_is_taken_back_off_the_table(bench: Benc
         bench.players.through_camera(action)
     game_board = bench.host.table.call(Inspect(table_board))
     assert set(bench.camera.scene.now().board.pieces) == set(game_board.pieces)
+
+
+def seafarers_to(tmp_path: Path, kind: type[Action]) -> tuple[JournaledGame, Action]:
+    """A journaled New Shores game played by the bots up to where ``kind`` is legal (a pirate
+    move that robs someone); the bots build ships but do not move them or the pirate."""
+    scenario = load_scenario("new-shores", 3, seed=4)
+    jg = JournaledGame.create(
+        tmp_path / "j.sqlite", scenario.board, PLAYERS, scenario.rules, seed=4
+    )
+    bot = GreedyBot(4)
+    while True:
+        wanted = [
+            a
+            for a in jg.game.legal_actions()
+            if isinstance(a, kind) and getattr(a, "victim", "") is not None
+        ]
+        if wanted:
+            return jg, wanted[0]
+        jg.apply(bot.choose(copy.deepcopy(jg.game)))
+
+
+@pytest.mark.parametrize("kind", [BuildShip, MoveShip, MovePirate])
+def test_a_ship_or_the_pirate_on_a_scenario_map_reaches_the_game_through_the_camera(
+    tmp_path: Path, kind: type[Action]
+) -> None:
+    jg, move = seafarers_to(tmp_path, kind)
+    # (The renderer turns a ship at random: with the camera's seed 4 the ship built lies along
+    # its coast side like a road and is read as one; docs/demo.md, limits.)
+    bench = Bench(jg, seed=5)
+    try:
+        # The pirate robs: the camera proposes the move and the player says who was robbed.
+        expected = "confirmed" if kind is MovePirate else "camera"
+        assert bench.players.through_camera(move) == expected
+        done = bench.last_action()
+        assert type(done) is kind and _as_proposed(done) == _as_proposed(move)
+        assert bench.players.tally.fallbacks == 0 and bench.players.tally.other == 0
+    finally:
+        bench.host.stop()
