@@ -22,7 +22,9 @@ Method
    kind's frame (base 19, 5-6 30, Seafarers 37) is tried in each of the six rotations and each
    plausible translation; the cost counts chips outside the frame, chip-less frame cells beyond
    the deserts, and sea where land should be (sea is told by its blue). The cheapest wins, and a
-   runner-up within a small margin is reported as ambiguity.
+   runner-up within a small margin is reported as ambiguity. (A map whose frame the game
+   knows, a scenario's, is placed by ``vision.known_frame`` on the same lattice:
+   :func:`find_lattice`, :meth:`Lattice.placed`.)
 
 Coordinates: the *board plane* is that of :func:`companion.board.hex_center` with ``size=1``.
 Homographies map board-plane points to image pixels.

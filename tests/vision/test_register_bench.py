@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import vision.bench_register as bench_register
 from companion.cli import main
 from vision.bench_register import TOLERANCE, centre_error, missed_chips
 from vision.register import ChipCandidate
@@ -61,3 +62,24 @@ def test_a_misregistered_render_is_listed(monkeypatch: pytest.MonkeyPatch) -> No
 def test_bad_render_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "register", "--renders", "0"]) == 2
     assert "--renders must be at least 1" in capsys.readouterr().err
+
+
+def test_scenario_maps_are_scored_by_their_known_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.known_frame as known_frame
+
+    result = bench_register.scenario_registration(0, ["new-shores"])
+    assert result["maps"] == 2  # 3 and 4 players
+    assert result["named_right"] + result["ambiguous"] + result["refused"] + result["wrong"] == 2
+    assert result["named_right"] >= 1 and result["wrong"] == 0
+    # A registration one hex off, reported sure, is counted wrong and listed.
+    real = known_frame.register_frame
+
+    def one_off(image: np.ndarray, frame: known_frame.KnownFrame) -> object:
+        reg = real(image, frame)
+        reg.homography = reg.homography @ np.array([[1.0, 0, 3**0.5], [0, 1, 0], [0, 0, 1]])
+        return reg
+
+    monkeypatch.setattr(known_frame, "register_frame", one_off)
+    result = bench_register.scenario_registration(0, ["four-islands"])
+    assert result["wrong"] == 2 and len(result["not_named_right"]) == 2
+    assert result["not_named_right"][0]["named_right"] is False
