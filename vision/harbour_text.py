@@ -176,7 +176,7 @@ def find_ratio(
             ):
                 continue
             wi, wj = w_px[i] / h_px[i], w_px[j] / h_px[j]
-            if not (wide[0] <= wi <= wide[1] and wj <= narrow and wj < wi):
+            if not (wide[0] <= wi <= wide[1] and wj <= narrow and w_px[j] < w_px[i]):
                 continue
             mid = (centres[i] + centres[j]) / 2.0
             colon = [

@@ -126,3 +126,19 @@ def test_a_side_with_an_icon_and_a_3_1_is_neither() -> None:
     assert [((h.q, h.r), h.side, h.kind) for h in alone.harbors] == [
         (SITES[2][0], SITES[2][1], "brick")
     ]
+
+
+def test_a_narrow_3_and_a_serifed_1_of_the_same_proportions() -> None:
+    """A condensed "3" (half as wide as high) and a "1" with a foot serif as wide for its
+    height: the "1" is still the narrower digit."""
+    ink = np.zeros((64, 101), np.uint8)
+    x0, y0 = 40, 25
+    for y in (y0, y0 + 6, y0 + 11):
+        cv2.line(ink, (x0, y), (x0 + 5, y), 255, 1)
+    cv2.line(ink, (x0 + 5, y0), (x0 + 5, y0 + 11), 255, 1)
+    for y in (y0 + 3, y0 + 8):
+        ink[y : y + 2, 50:52] = 255
+    cv2.line(ink, (57, y0 + 2), (57, y0 + 10), 255, 1)
+    cv2.line(ink, (55, y0 + 11), (59, y0 + 11), 255, 1)
+    found = find_ratio(_patch(ink.astype(np.float32) / 255.0))
+    assert found is not None and found.digit == 3
