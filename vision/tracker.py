@@ -291,7 +291,7 @@ class Tracker:
             if not self._register(t, frame):
                 self.status.registered = False
             return None
-        covered, small = self._occlusion(top, grey)
+        covered, small, grown = self._occlusion(top, grey)
         self._heal(t, top, covered)
         self.status.covered_fraction = float(covered[d.land].mean()) if d.land.any() else 0.0
         pending = bool((self._cand_v != self.v_state).any() or (self._cand_e != self.e_state).any())
@@ -326,7 +326,7 @@ class Tracker:
         if observation is not None or self.status.pending_sites:
             self._other_since = None
             return observation
-        return self._other_change(t, small, top, covered)
+        return self._other_change(t, grown, top, covered)
 
     def _other_change(
         self, t: float, small: np.ndarray, top: np.ndarray, covered: np.ndarray
@@ -336,16 +336,18 @@ class Tracker:
         the reference (so they are not read again and again)."""
         assert self.detector is not None
         # Each blob belongs to the hex whose centre is nearest to its own: the robber stands
-        # half a hex off its centre and would reach into a neighbour's disc.
+        # half a hex off its centre and would reach into a neighbour's disc. A hex's blobs
+        # are counted together: a grey robber on grey rock differs in pieces, and one piece
+        # wavering about the threshold would keep the change from ever being stable.
         n, _, stats, centroids = cv2.connectedComponentsWithStats(
             small.astype(np.uint8), connectivity=8
         )
-        big_enough = stats[1:, cv2.CC_STAT_AREA] >= _HEX_CHANGE * self.px * self.px
-        found = set()
-        for c in centroids[1:][big_enough]:
-            d = np.linalg.norm(self._hex_centres - c, axis=1)
-            found.add(self.detector.hexes[int(np.argmin(d))])
-        hexes = tuple(sorted(found))
+        area: dict[Hex, int] = {}
+        for a, c in zip(stats[1:, cv2.CC_STAT_AREA], centroids[1:], strict=True):
+            hx = self.detector.hexes[int(np.argmin(np.linalg.norm(self._hex_centres - c, axis=1)))]
+            area[hx] = area.get(hx, 0) + int(a)
+        least = _HEX_CHANGE * self.px * self.px
+        hexes = tuple(sorted(h for h, a in area.items() if a >= least))
         if self._other_since is None or self._other_since[1] != hexes:
             self._other_since = (t, hexes)
             return None
@@ -420,9 +422,13 @@ class Tracker:
             self._moved_frames = 0
         return self._moved_frames >= _MOVED_FRAMES
 
-    def _occlusion(self, top: np.ndarray, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(covered, changed): bool top-view masks of the occluders (grown by the margin)
-        and of the small differences from the reference (where a piece may have changed)."""
+    def _occlusion(
+        self, top: np.ndarray, grey: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(covered, changed, grown): bool top-view masks of the occluders (grown by the
+        margin), of the small differences from the reference (where a piece may have
+        changed), and of those differences with the faint difference joined to them (the
+        whole footprint of what changed, for what is no piece)."""
         assert self._reference_bgr is not None and self.detector is not None
         px = self.detector.px
         # Per channel, so an orange piece on yellow fields (the same grey) is a change too.
@@ -432,10 +438,10 @@ class Tracker:
         # Hysteresis: occluders are the large blobs of even a faint difference (so the soft
         # rim of a glare spot or a shadow belongs to it); pieces are small, strong ones.
         faint = (ratio > _FAINT).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(faint, connectivity=8)
+        n, faint_labels, stats, _ = cv2.connectedComponentsWithStats(faint, connectivity=8)
         big = stats[:, cv2.CC_STAT_AREA] > _OCCLUDER_AREA * px * px
         big[0] = False
-        occluder = big[labels]
+        occluder = big[faint_labels]
         strong = (ratio > _DIFF) & ~occluder
         n, labels, stats, _ = cv2.connectedComponentsWithStats(
             strong.astype(np.uint8), connectivity=8
@@ -443,6 +449,12 @@ class Tracker:
         keep = stats[:, cv2.CC_STAT_AREA] >= 0.01 * px * px  # not noise specks
         keep[0] = False
         small = keep[labels]
+        # The same hysteresis for what is no piece: a grey robber on grey rock differs
+        # strongly only in spots, but faintly over its whole footprint.
+        seeded = np.zeros(len(big), bool)
+        seeded[faint_labels[small]] = True
+        seeded[0] = False
+        grown = seeded[faint_labels] & ~big[faint_labels]
         current = np.clip(grey, 0, 255).astype(np.uint8)
         if self._previous is not None:
             occluder |= cv2.absdiff(current, self._previous) > _MOTION
@@ -451,7 +463,7 @@ class Tracker:
             r = max(1, int(round(_MARGIN * px)))
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
             occluder = cv2.dilate(occluder.astype(np.uint8), kernel) > 0
-        return occluder, small
+        return occluder, small, grown
 
     def _settle(
         self, t: float, readings: SiteReadings, top: np.ndarray, covered: np.ndarray

@@ -283,3 +283,30 @@ def test_a_ship_built_and_moved_and_the_pirate_moved_on_a_scenario_map() -> None
     assert [set(o.changed_hexes) for o in seen][-1] == {board.pirate, pirate}
     assert not any(o.changed_hexes for o in seen[:-1])
     assert tracker.status.registrations == 1
+
+
+def test_a_grey_robber_moved_onto_and_off_grey_mountains_is_reported() -> None:
+    """The robber differs strongly from the rock only in spots: the faint difference around
+    them is its footprint (the demo's seed-7 board: its robber went unseen there)."""
+    seed = 7
+    board = replace(random_board(4, seed=seed), pieces=[])
+    rock = sorted(h for h, t in board.tiles.items() if t.terrain.name == "MOUNTAINS")[0]
+    away = next(
+        h for h in sorted(board.tiles) if h not in (rock, board.robber) and board.tiles[h].number
+    )
+    steps = [
+        SceneStep(board, duration_s=0.5),
+        SceneStep(replace(board, robber=rock), reach=hex_center(rock), duration_s=2.0),
+        SceneStep(replace(board, robber=away), reach=hex_center(away), duration_s=2.0),
+    ]
+    src = SyntheticGameSource(steps, width=960, height=540, fps=5, seed=seed, conditions=CAMERA)
+
+    def registrar(frame: np.ndarray) -> SimpleNamespace:
+        assert src.truth is not None
+        return SimpleNamespace(
+            homography=src.truth.homography, hexes=list(board.tiles), sea_fraction={}, kind="base"
+        )
+
+    tracker = Tracker(registrar=registrar)
+    seen = [o for t, f in src if (o := tracker.update(t, f)) is not None]
+    assert [set(o.changed_hexes) for o in seen] == [{board.robber, rock}, {rock, away}]
