@@ -117,3 +117,72 @@ def test_chips_are_read_at_the_size_of_the_chips_on_the_lattice() -> None:
     assert board[unseen][2] == pytest.approx(11.0, rel=0.05)
     # A chip registration found is read at its own disc.
     assert read[chips[0]] == (*centres[chips[0]], 18.0)
+
+
+def _board_top_view(values: dict, hidden: object) -> tuple:
+    """A top view of a base board's chips on green tiles, the desert at the centre, and a
+    hand (skin colour) over the left half of the chip on hex ``hidden``: (top, plane_to_top,
+    discs, cover mask)."""
+    from companion.board import base_frame, hex_center
+
+    side = int(11 * PX)
+    top = np.full((side, side, 3), (60, 140, 70), np.uint8)
+    plane_to_top = np.array([[PX, 0.0, side / 2], [0.0, PX, side / 2], [0.0, 0.0, 1.0]])
+    d = int(0.8 * PX)
+    discs = {}
+    for h in base_frame():
+        x, y = (plane_to_top @ [*hex_center(h), 1.0])[:2]
+        discs[h] = (float(x), float(y), 0.47 * d)
+        if h not in values:
+            continue
+        chip, mask = render_chip(values[h], style="dots", size_px=d, rotation_deg=0.0)
+        x0, y0 = int(round(x - d / 2)), int(round(y - d / 2))
+        a = (mask.astype(np.float32) / 255.0)[..., None]
+        roi = top[y0 : y0 + d, x0 : x0 + d].astype(np.float32)
+        top[y0 : y0 + d, x0 : x0 + d] = (roi * (1 - a) + chip * a).astype(np.uint8)
+    covered = np.zeros(top.shape[:2], bool)
+    x, y, r = discs[hidden]
+    # The hand hides the 12's 1 and more: what shows of the chip is its 2.
+    covered[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.15 * r))] = True
+    top[covered] = (150, 170, 220)
+    return top, plane_to_top, discs, covered
+
+
+def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts() -> None:
+    from collections import Counter
+
+    from companion.board import Terrain, base_frame
+    from vision.read_board import CHIP_COUNTS, _read_chips
+    from vision.register import Registration
+    from vision.terrain import TerrainReading
+
+    hexes = base_frame()
+    land = [h for h in hexes if h != (0, 0)]
+    pool = sorted(CHIP_COUNTS["base"].elements())
+    values = dict(zip(land, pool, strict=True))
+    hidden = next(h for h, v in values.items() if v == 12)
+    assert Counter(values.values()) == CHIP_COUNTS["base"]
+    top, plane_to_top, discs, covered = _board_top_view(values, hidden)
+    reg = Registration("base", hexes, np.eye(3), set(land))
+    terrain = [
+        TerrainReading(Terrain.DESERT if h == (0, 0) else Terrain.FIELDS, 1.0, {}) for h in hexes
+    ]
+    warnings: list[str] = []
+    numbers, conf, deduced = _read_chips(
+        None, top, plane_to_top, reg, terrain, discs, covered, warnings
+    )
+    # Every chip a hand leaves clear is read; the hidden one is not, and its number is only
+    # what the counts leave over, never with a certain board's confidence.
+    assert {h: numbers[h] for h in land if h != hidden} == {
+        h: v for h, v in values.items() if h != hidden
+    }
+    assert numbers[hidden] == 12 and deduced == {hidden}
+    assert conf[hidden] == 0.5
+    assert any("deduced from the chip counts" in w for w in warnings)
+    # Without the counts' proof (another chip unread too) the hidden chip stays unread.
+    covered2 = covered.copy()
+    other = next(h for h in land if values[h] == 3)
+    x, y, r = discs[other]
+    covered2[int(y - r) : int(y + r), int(x - r) : int(x + r)] = True
+    numbers, _, deduced = _read_chips(None, top, plane_to_top, reg, terrain, discs, covered2, [])
+    assert numbers[hidden] is None and numbers[other] is None and not deduced
