@@ -335,9 +335,19 @@ def _accepted_together(
     trial = copy.deepcopy(game)
     accepted, refused = _accepted_in_order(trial, candidates)
     rivals = {candidates[i][0].player for i in refused if _accepted_alone(game, candidates[i][0])}
+    asked: list[Proposal] = []
     for i, exc in refused.items():
         action, text = candidates[i]
         if action.player in rivals:
+            continue
+        other = _other_kind(action)
+        if other is not None and _accepted_alone(trial, other):
+            # A road and a ship look alike along a coast; the game takes only the other kind
+            # here: the table says which it was.
+            kind = "a ship" if isinstance(other, BuildShip) else "a road"
+            asked.append(
+                Proposal(other, f"{text}; the game takes only {kind} there: was it {kind}?", True)
+            )
             continue
         discrepancies.append(
             Discrepancy(
@@ -349,7 +359,7 @@ def _accepted_together(
             )
         )
     if not rivals:
-        return trial, [Proposal(*candidates[i]) for i in accepted]
+        return trial, [Proposal(*candidates[i]) for i in accepted] + asked
     for color in sorted(rivals):
         mine = [i for i in (*accepted, *refused) if candidates[i][0].player == color]
         texts = "; ".join(candidates[i][1] for i in sorted(mine))
@@ -366,7 +376,16 @@ def _accepted_together(
     trial = copy.deepcopy(game)
     for i in kept:
         trial.apply(candidates[i][0])
-    return trial, [Proposal(*candidates[i]) for i in kept]
+    return trial, [Proposal(*candidates[i]) for i in kept] + asked
+
+
+def _other_kind(action: Action) -> Action | None:
+    """The same side's build with the other kind of piece (road <-> ship), or None."""
+    if isinstance(action, BuildRoad):
+        return BuildShip(action.player, action.edge)
+    if isinstance(action, BuildShip):
+        return BuildRoad(action.player, action.edge)
+    return None
 
 
 def _accepted_alone(game: Game, action: Action) -> bool:

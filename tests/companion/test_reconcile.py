@@ -7,7 +7,15 @@ import json
 import pytest
 from conftest import play_random
 
-from companion.actions import BuildCity, BuildRoad, BuildSettlement, EndTurn, MoveRobber, RollDice
+from companion.actions import (
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuildShip,
+    EndTurn,
+    MoveRobber,
+    RollDice,
+)
 from companion.board import Edge, Piece, Vertex, vertex_edges
 from companion.bots import GreedyBot
 from companion.game import Game, Phase
@@ -296,3 +304,27 @@ def test_a_ship_gone_or_seen_as_a_road() -> None:
     (d,) = reconcile(game, Seen([*rest, Piece("road", owner, edge=side)])).discrepancies
     assert (d.kind, d.where) == ("changed", tuple(side))
     assert f"a {owner} road at" in d.text and f"where the game has {owner}'s ship" in d.text
+
+
+def test_a_ship_seen_as_a_road_where_only_a_ship_is_legal_is_asked_about() -> None:
+    # Along a coast a ship and a road look alike; the engine knows which one the player could
+    # have built: the camera asks the table instead of reporting a refused road.
+    s = load_scenario("new-shores", 3, seed=4)
+    game = Game(s.board, PLAYERS, s.rules, rng=4)
+    bot = GreedyBot(seed=4)
+    ships: list[BuildShip] = []
+    while not ships:  # the bots' game up to a main phase where the player could build a ship
+        game.apply(game.resolve(bot.choose(game)))
+        if game.phase == Phase.MAIN:
+            game.hands[game.current][:] = [1, 0, 1, 0, 0]  # lumber and wool: a ship, no road
+            ships = [a for a in game.legal_actions() if isinstance(a, BuildShip)]
+    ship = ships[0]
+    road_there = with_pieces(seen_of(game), Piece("road", ship.player, edge=ship.edge))
+    result = reconcile(game, road_there)
+    (proposal,) = result.proposals
+    assert proposal.action == ship and proposal.confirm
+    assert "was it a ship?" in proposal.text and result.discrepancies == []
+    # Where neither kind is legal the road stays a refused build.
+    game.hands[game.current][:] = [0, 0, 0, 0, 0]
+    (d,) = reconcile(game, road_there).discrepancies
+    assert d.kind == "refused" and reconcile(game, road_there).proposals == []
