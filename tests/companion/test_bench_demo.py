@@ -35,3 +35,14 @@ def test_without_the_camera_there_is_no_camera_tally(capsys):
 def test_bad_figures_are_refused(capsys):
     assert main(["bench", "demo", "--seconds", "0"]) == 2
     assert "--seconds and --speed" in capsys.readouterr().err
+
+
+def test_a_scenario_map_is_filmed_and_its_moves_come_through_the_camera(capsys):
+    code, doc = bench(
+        capsys, "--scenario", "new-shores", "--seconds", "6", "--speed", "20", "--json"
+    )
+    assert code == 0
+    assert doc["scenario"] == "new-shores" and doc["camera"]
+    # Before the known frame the camera never found a scenario's map: every move fell back.
+    assert doc["seen_by_camera"] >= 1
+    assert doc["moves_on_board"] == doc["seen_by_camera"] + doc["confirmed"] + doc["fallbacks"]
