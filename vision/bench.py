@@ -59,10 +59,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="directory holding coins-dev/ and boards-dev/ (default ../shared/datasets)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic renders")
+    parser.add_argument(
+        "--robber-on-chip",
+        type=float,
+        default=0.0,
+        help="share of the renders whose robber stands on a chip (default 0: beside it)",
+    )
 
 
-def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
-    """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards."""
+def synthetic(renders: int, seed: int = 0, robber_on_chip: float = 0.0) -> dict[str, Any]:
+    """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards.
+
+    ``robber_on_chip``: the probability that a render's robber stands on a chip (see
+    ``Conditions.random``); the renders are otherwise the same.
+    """
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
     # Terrain of the hexes a hand leaves visible, and how many it hides; the same for chips.
     v_ok = v_all = hidden_total = 0
@@ -77,8 +87,9 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
     for i in range(renders):
         rng = np.random.default_rng(seed * 100_003 + i)
         truth = _board(i % 3, rng)
-        conditions = Conditions.random(rng)
+        conditions = Conditions.random(rng, robber_on_chip=robber_on_chip)
         render = render_board(truth, rng=rng, conditions=conditions)
+        robber = render.board.robber  # moved onto a chip by the conditions, maybe
         hidden = hidden_by_hands(render, conditions.distortion)
         hidden_total += len(hidden)
         chips = [h for h, t in truth.tiles.items() if t.number is not None]
@@ -102,7 +113,7 @@ def synthetic(renders: int, seed: int = 0) -> dict[str, Any]:
         if s.terrain_right == s.terrain_total:  # figures are judged on boards read right
             for what, n in read_harbours.items():
                 harbours[what] += n
-            figures[f"robber_{_figure_outcome(board.robber, aligned(truth.robber))}"] += 1
+            figures[f"robber_{_figure_outcome(board.robber, aligned(robber))}"] += 1
             if truth.pirate is not None:
                 found = _figure_outcome(board.pirate, aligned(truth.pirate))
                 figures[f"pirate_{found}"] += 1
@@ -388,13 +399,17 @@ def run(args: argparse.Namespace) -> int:
     datasets = Path(args.datasets)
     # The command line that reproduces these figures (every option spelled out).
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
+    if args.robber_on_chip:
+        command += f" --robber-on-chip {args.robber_on_chip}"
     if datasets != DEFAULT_DATASETS:
         command += f" --datasets {datasets}"
     if args.json:
         command += " --json"
     log.info("reading %d synthetic renders...", args.renders)
     result: dict[str, Any] = {"command": command}
-    result["synthetic"] = synthetic(args.renders, args.seed) if args.renders else None
+    result["synthetic"] = (
+        synthetic(args.renders, args.seed, args.robber_on_chip) if args.renders else None
+    )
     log.info("reading coins-dev...")
     result["coins_dev"] = coins(datasets)
     log.info("reading boards-dev...")

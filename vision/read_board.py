@@ -205,7 +205,9 @@ def read_board(
     # A hand, its fingers or its shadow can look like a figure: a hex a hand reaches into is
     # not searched (a figure under a hand is not in view anyway).
     clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _FIGURE_CLEAR}
-    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, warnings)
+    # Chips read with doubt: the robber may stand on one and hide part of its numeral.
+    unsure = {h for h, c in chip_conf.items() if c < CERTAIN}
+    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, unsure, warnings)
     harbours = read_harbours(lab, plane_to_top, reg.kind, tiles)
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
@@ -247,14 +249,24 @@ def _figures(
     tiles: dict[Hex, Tile],
     chips: dict[Hex, tuple[float, float, float]],
     clear: set[Hex],
+    unsure: set[Hex],
     warnings: list[str],
 ) -> tuple[Hex | None, Hex | None]:
     """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``.
 
     ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_lab`), which
-    are left out of the search; only the ``clear`` hexes (no hand over them) are searched."""
+    are left out of the search, except those that could not be read or were read with doubt
+    (``unsure``: the robber may stand on one); only the ``clear`` hexes (no hand over them)
+    are searched."""
     land = [h for h, t in tiles.items() if t.terrain.is_land and h in clear]
-    robber = find_robber(lab, plane_to_top, land, chips)
+    # A robber standing on a chip hides its numeral: chips unread or read with doubt are
+    # searched too (the desert has none).
+    unsure = {
+        h
+        for h in land
+        if tiles[h].terrain != Terrain.DESERT and (tiles[h].number is None or h in unsure)
+    }
+    robber = find_robber(lab, plane_to_top, land, chips, unsure)
     if robber.ambiguous:
         warnings.append("uncertain: the robber could be on more than one hex")
     elif robber.hex is None:

@@ -11,7 +11,8 @@ as a white piece, and far from the hex's own art (its median colour) by more tha
 own texture. Blobs of such pixels are figures only if they have a figure's shape and place:
 compact, solid, about the figure's size, standing on the art rather than coming in over the
 edge of the window (a hand, an arm, a shadow, a piece leaning in from a corner). A figure
-standing mostly on the chip is not seen (a known limit, see docs/vision.md).
+standing on the chip hides its numeral: the chips that could not be read, or were read with
+doubt, are searched too, against the chip's own paper (see :func:`figure_mask`).
 
 The robber is looked for on land hexes, the pirate on sea hexes. A hex is named only when its
 blob is large enough and clearly larger than the next hex's (``margin``); when two hexes
@@ -21,7 +22,7 @@ compete, the reading is *ambiguous* and the caller must say so rather than pick 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -56,6 +57,17 @@ _MAX_ARC_DEG = 30.0
 _ARC_BIN_DEG = 5.0
 # The farthest a figure's centre lies from the hex centre, as a fraction of the window radius.
 _MAX_OFFCENTRE = 0.75
+# A chip's paper is the median of the lightest quarter of its disc (most of a chip is paper,
+# even with a figure on it); a figure on it is darker than the paper by at least this (L*).
+_PAPER_QUANTILE = 75.0
+_DARKER_THAN_PAPER = 10.0
+# On a chip, figure-like pixels are opened by a disc of this diameter (hex radii): a bold
+# numeral's strokes (up to about 0.1 hex radii wide) go, a figure's body (0.4 wide) stays.
+_INK_STROKE = 0.2
+# On a chip a figure must cover this fraction of its footprint: the boldest numerals leave up
+# to 0.127 square hex radii after the opening (blurred; 6138 chips of seed 0's renders), a
+# robber on its chip mostly 0.16..0.25.
+_ON_CHIP_FRACTION = 0.9
 
 
 @dataclass(frozen=True)
@@ -120,6 +132,7 @@ def figure_mask(
     texture: float = 3.0,
     max_chroma: float = 22.0,
     max_lightness: float = 76.0,
+    on_chip: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
     """Figure-like pixels of one hex: grey or black, and unlike the hex's art.
 
@@ -140,6 +153,10 @@ def figure_mask(
             pirate ships are grey or black plastic, hands and harbour tokens are not.
         max_lightness: the lightest (L*) a figure's pixel may be: a white settlement leaning
             into the hex is lighter.
+        on_chip: search the chip's disc too (for a chip that could not be read, or was read
+            with doubt: a figure may stand on it). There a figure's pixel must be unlike the
+            chip's own paper and darker than it, and part of a blob wider than a numeral's
+            stroke.
 
     Returns:
         ``(mask, surroundings, (x0, y0))``: bool (h, w) figure-like pixels of the hex's
@@ -158,10 +175,19 @@ def figure_mask(
     # reductions over the window's short last axis.
     chans = [np.ascontiguousarray(lab[y0:y1, x0:x1, c]) for c in range(3)]
     yy, xx = np.ogrid[y0:y1, x0:x1]
-    inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= (radius * px) ** 2
+    window = (xx - cx) ** 2 + (yy - cy) ** 2 <= (radius * px) ** 2
+    inside, disc, rim = window, np.zeros_like(window), np.zeros_like(window)
     if chip is not None:
         ccx, ccy, cr = chip
-        inside &= (xx - ccx) ** 2 + (yy - ccy) ** 2 > (1.12 * cr) ** 2
+        rr = (xx - ccx) ** 2 + (yy - ccy) ** 2
+        # The chip's rim (its edge and the shadow it casts) is left out with its print.
+        inside = window & (rr > (1.12 * cr) ** 2)
+        if on_chip:
+            # A figure on the chip may reach over its rim: the rim is searched, but it is
+            # neither art nor paper around a figure.
+            disc = window & (rr <= cr**2)
+            rim = window & ~disc & ~inside
+            inside = window & ~disc
     if inside.sum() < 16:
         return np.zeros(inside.shape, bool), np.zeros(inside.shape, np.uint8), (x0, y0)
     art = [np.median(ch[inside]) for ch in chans]
@@ -174,8 +200,50 @@ def figure_mask(
     mask &= chans[0] < max_lightness
     # Tiny specks are texture (rock, shadows of the art), not a figure.
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    surroundings = np.where(inside, np.where(delta < min_delta, _ART, _OTHER), 0)
+    surroundings = np.where(inside & ~rim, np.where(delta < min_delta, _ART, _OTHER), 0)
+    if disc.sum() >= 16:
+        on, around = _on_chip(chans, disc, px, min_delta, max_chroma, max_lightness)
+        mask = (mask > 0) | on
+        surroundings = np.where(disc, around, surroundings)
     return mask.astype(bool), surroundings.astype(np.uint8), (x0, y0)
+
+
+def _on_chip(
+    chans: list[np.ndarray],
+    disc: np.ndarray,
+    px: float,
+    min_delta: float,
+    max_chroma: float,
+    max_lightness: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Figure-like pixels on a chip's disc, and what they stand on.
+
+    The paper is the chip's own (print runs and editions differ), taken from the lightest
+    part of the disc; the numeral's ink is as dark and colourless as a figure, but thin.
+
+    Args:
+        chans: L*, a*, b* planes of the window, float32 (h, w) each.
+        disc: bool (h, w), the chip's disc within the window.
+        px: top-view pixels per hex radius.
+
+    Returns:
+        ``(figure, around)``: bool (h, w) figure-like pixels; uint8 (h, w) what they stand
+        on, as :func:`figure_mask`'s surroundings: art where the paper shows, 0 (not
+        examined) where it is dark and colourless (the figure's own soft edge, the ink).
+    """
+    values = [ch[disc] for ch in chans]
+    light = values[0] >= np.percentile(values[0], _PAPER_QUANTILE)
+    paper = [float(np.median(v[light])) for v in values]
+    diff = [ch - p for ch, p in zip(chans, paper, strict=True)]
+    delta = np.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
+    chroma = np.hypot(chans[1], chans[2])
+    darkest = min(max_lightness, paper[0] - _DARKER_THAN_PAPER)
+    dark = disc & (delta > min_delta) & (chroma < max_chroma) & (chans[0] < darkest)
+    k = max(3, int(round(_INK_STROKE * px)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    figure = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_OPEN, kernel) > 0
+    around = np.where(disc & ~dark, np.where(delta < min_delta, _ART, _OTHER), 0)
+    return figure, around.astype(np.uint8)
 
 
 def figure_blobs(
@@ -240,6 +308,7 @@ def find_figure(
     max_fraction: float = 2.5,
     margin: float = 2.0,
     max_lightness: float = 76.0,
+    unsure: Collection[Hex] = (),
 ) -> FigureReading:
     """The hex among ``hexes`` that a dark, colourless figure stands on.
 
@@ -252,22 +321,42 @@ def find_figure(
         max_fraction: the most, in multiples of ``footprint``: larger blobs are not figures.
         margin: how many times larger than the runner-up the best blob must be.
         max_lightness: see :func:`figure_mask`.
+        unsure: hexes whose chip could not be read or was read with doubt: a figure
+            standing on the chip hides its numeral, so their chip is searched too (at its
+            disc in ``chips``, else where the board's chips would put it: the hex centre,
+            their median radius), for a figure covering ``_ON_CHIP_FRACTION`` of
+            ``footprint`` (a bold numeral's thickest strokes must not pass for one).
 
     Returns:
         The reading; ``hex`` is None when no blob is large enough or two compete.
     """
     chips = chips or {}
     px = float(plane_to_top[0, 0])
-    areas: dict[Hex, float] = {}
-    for hx in hexes:
+    radius = float(np.median([r for _, _, r in chips.values()])) if chips else None
+
+    def largest(hx: Hex, chip: tuple[float, float, float] | None, on_chip: bool) -> float:
         mask, surroundings, (x0, y0) = figure_mask(
-            lab, plane_to_top, hx, chips.get(hx), max_lightness=max_lightness
+            lab, plane_to_top, hx, chip, max_lightness=max_lightness, on_chip=on_chip
         )
         cx, cy = np.array(hex_center(hx)) * px + plane_to_top[:2, 2] - (x0, y0)
         blobs = figure_blobs(mask, (cx, cy), _WINDOW * px, surroundings)
         # A blob far larger than the figure is a hand, a shadow or a glare, not a figure.
         sizes = [a / px**2 for a in blobs if a / px**2 <= max_fraction * footprint]
-        areas[hx] = max(sizes, default=0.0)
+        return max(sizes, default=0.0)
+
+    areas: dict[Hex, float] = {}
+    for hx in hexes:
+        chip = chips.get(hx)
+        areas[hx] = largest(hx, chip, False)
+        if hx not in unsure:
+            continue
+        if chip is None and radius is not None:
+            x, y = np.array(hex_center(hx)) * px + plane_to_top[:2, 2]
+            chip = (float(x), float(y), radius)
+        if chip is not None:
+            on_chip = largest(hx, chip, True)
+            if on_chip >= _ON_CHIP_FRACTION * footprint:
+                areas[hx] = max(areas[hx], on_chip)
     ranked = sorted(areas.items(), key=lambda kv: -kv[1])
     if not ranked or ranked[0][1] < min_fraction * footprint:
         return FigureReading(None, 0.0, False, areas)
@@ -285,9 +374,11 @@ def find_robber(
     plane_to_top: np.ndarray,
     land: Sequence[Hex],
     chips: Mapping[Hex, tuple[float, float, float]] | None = None,
+    unsure: Collection[Hex] = (),
 ) -> FigureReading:
-    """The robber among the ``land`` hexes (see :func:`find_figure`)."""
-    return find_figure(lab, plane_to_top, land, chips, footprint=_ROBBER_AREA)
+    """The robber among the ``land`` hexes (see :func:`find_figure`); ``unsure``: hexes whose
+    chip could not be read or was read with doubt (the robber may stand on it)."""
+    return find_figure(lab, plane_to_top, land, chips, footprint=_ROBBER_AREA, unsure=unsure)
 
 
 def find_pirate(lab: np.ndarray, plane_to_top: np.ndarray, sea: Sequence[Hex]) -> FigureReading:

@@ -112,3 +112,10 @@ def test_chips_hidden_by_a_hand_are_those_it_covers_by_half() -> None:
             assert (h in hidden) == (share > 0.7) or 0.3 < share <= 0.7
         seen_hidden |= bool(hidden)
     assert seen_hidden
+
+
+def test_a_robber_moved_onto_a_chip_is_scored_where_the_render_put_it() -> None:
+    from vision import bench
+
+    figures = bench.synthetic(1, 0, robber_on_chip=1.0)["figures_on_boards_read_right"]
+    assert figures["robber_right"] == 1 and figures["robber_wrong"] == 0

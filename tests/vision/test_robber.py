@@ -52,6 +52,20 @@ def test_a_robber_beside_a_chip_is_found_or_not_claimed(seed: int) -> None:
     assert board.robber in (None, aligned(truth.robber))
 
 
+@pytest.mark.parametrize(("seed", "style"), [(3, "plain"), (5, "dots")])
+def test_a_robber_standing_on_its_chip_is_found(seed: int, style: str) -> None:
+    """Most of the chip's numeral is hidden: the chip is unread or read with doubt, and the
+    grey figure is found on its disc."""
+    truth = random_board(4, seed=seed)
+    on_chip = replace(CLEAN, chip_style=style, tilt_deg=20, robber_on_chip=0.3 + 0.07 * seed)
+    render = render_board(truth, rng=seed, conditions=on_chip)
+    board = read_board(render.image)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total, "the test needs a well-read board"
+    assert render.board.robber != truth.robber  # moved off the desert, onto a chip
+    assert board.robber == aligned(render.board.robber)
+
+
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_a_hand_over_the_board_never_makes_a_wrong_robber(seed: int) -> None:
     truth = random_board(4, seed=seed)
@@ -134,3 +148,63 @@ def test_a_ring_is_not_a_figure() -> None:
 def test_a_blob_leaning_in_from_a_corner_is_not_a_figure() -> None:
     mask = _disc_mask(101, (50, 8), 6)  # centred near the window's edge, not touching it much
     assert figure_blobs(mask, (50.0, 50.0), 50.0) == []
+
+
+# -- a figure standing on a chip (hand-made top views) ------------------------------------------
+
+_PX = 40.0  # top-view pixels per hex radius
+_HEXES = [(0, 0), (1, 0), (0, 1)]
+
+
+def _top_view(ink_width: float, figure_on: tuple[int, int] | None) -> tuple[np.ndarray, dict]:
+    """A CIELAB top view of three pasture hexes (plane -> top: ``_PX`` and an offset), each
+    with a cream chip whose numeral is a dark bar ``ink_width`` hex radii wide; a grey figure
+    (0.4 x 0.54 hex radii, as the renderer's body) stands on the chip of ``figure_on``."""
+    from companion.board import hex_center
+
+    rng = np.random.default_rng(0)
+    lab = np.empty((260, 260, 3), np.float32)
+    lab[...] = (55.0, -30.0, 35.0)
+    lab[..., 0] += rng.normal(0, 2.0, lab.shape[:2])
+    chips = {}
+    for hx in _HEXES:
+        x, y = np.array(hex_center(hx)) * _PX + 60.0
+        r = 0.38 * _PX
+        chips[hx] = (float(x), float(y), r)
+        disc = _disc_mask(260, (int(x), int(y)), int(r))
+        lab[disc] = (85.0, 1.0, 14.0)
+        half = max(1, int(ink_width * _PX / 2))
+        lab[int(y) - int(0.2 * _PX) : int(y) + int(0.2 * _PX), int(x) - half : int(x) + half] = (
+            20.0,
+            0.0,
+            0.0,
+        )
+        if hx == figure_on:
+            grey = np.zeros((260, 260), np.uint8)
+            cv2.ellipse(grey, (int(x), int(y)), (int(0.2 * _PX), int(0.27 * _PX)), 0, 0, 360, 1, -1)
+            lab[grey.astype(bool)] = (45.0, 0.0, 0.0)
+    return lab, chips
+
+
+_PLANE_TO_TOP = np.array([[_PX, 0, 60.0], [0, _PX, 60.0], [0, 0, 1]])
+
+
+def test_a_figure_on_an_unread_chip_is_found() -> None:
+    from vision.robber import find_robber
+
+    lab, chips = _top_view(0.08, figure_on=(1, 0))
+    assert find_robber(lab, _PLANE_TO_TOP, _HEXES, chips).hex is None  # chips left out
+    found = find_robber(lab, _PLANE_TO_TOP, _HEXES, chips, unsure={(1, 0)})
+    assert found.hex == (1, 0)
+    # Where the board's chips would put it, when the covered chip was not even located.
+    del chips[(1, 0)]
+    assert find_robber(lab, _PLANE_TO_TOP, _HEXES, chips, unsure={(1, 0)}).hex == (1, 0)
+
+
+@pytest.mark.parametrize("ink", [0.05, 0.1, 0.15])
+def test_a_bold_numeral_on_an_unread_chip_is_no_figure(ink: float) -> None:
+    from vision.robber import find_robber
+
+    lab, chips = _top_view(ink, figure_on=None)
+    found = find_robber(lab, _PLANE_TO_TOP, _HEXES, chips, unsure=set(_HEXES))
+    assert found.hex is None and not found.ambiguous

@@ -166,3 +166,26 @@ def test_standard_board_material(kind: str, hexes: int, harbors: int) -> None:
     assert Board.from_json(board.to_json()).tiles == board.tiles
     with pytest.raises(ValueError, match="kind"):
         standard_board("seafarers", np.random.default_rng(0))
+
+
+def test_the_robber_on_a_chip_is_drawn_from_its_own_stream() -> None:
+    plain, moved = np.random.default_rng(3), np.random.default_rng(3)
+    beside = Conditions.random(plain)
+    on_chip = Conditions.random(moved, robber_on_chip=1.0)
+    assert beside.robber_on_chip is None and on_chip.robber_on_chip is not None
+    # Every other condition, and every later draw of the seed, is the same.
+    assert replace(on_chip, robber_on_chip=None) == beside
+    assert plain.random() == moved.random()
+
+
+def test_a_robber_on_a_chip_stands_on_a_numbered_hex_drawn_over_its_chip() -> None:
+    board = random_board(4, seed=3)
+    beside = render_board(board, rng=5, conditions=CLEAN)
+    on = render_board(board, rng=5, conditions=replace(CLEAN, robber_on_chip=0.5))
+    assert beside.board.robber == board.robber and board.tiles[board.robber].number is None
+    hx = on.board.robber
+    assert hx != board.robber and board.tiles[hx].number is not None
+    # The chip's centre is now under the grey figure (the robber stands near the centre).
+    centre = project(on.homography, np.array([hex_center(hx)]))[0]
+    seen, bare = _pixel(on.image, centre), _pixel(beside.image, centre)
+    assert np.ptp(seen) < 12 and seen.mean() < bare.mean() - 20

@@ -64,6 +64,29 @@ _CANVAS_HEX_PX = 60
 _FRAME_WIDTH = 0.75
 # Chip diameter in hex radii (real chips: about 0.8).
 _CHIP_DIAMETER = 0.8
+# The spawn key of the robber's own stream (far beyond the children rng.spawn hands out).
+_ROBBER_STREAM = 1_000_001
+
+
+def own_stream(rng: np.random.Generator, key: int) -> np.random.Generator:
+    """A random stream of its own for a draw added after a seed's other draws were fixed.
+
+    It derives from ``rng``'s seed alone (``key`` names it), so ``rng``'s state and the
+    children its ``spawn`` hands out are untouched: the seed's other draws stay the same.
+    """
+    seq = getattr(rng.bit_generator, "seed_seq", None)
+    if not isinstance(seq, np.random.SeedSequence):
+        return np.random.default_rng(key)
+    return np.random.default_rng(
+        np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, key))
+    )
+
+
+def robber_chip_hex(board: Board, where: float) -> Hex | None:
+    """The land hex with a chip at index ``floor(where * n)`` of the board's ``n`` (sorted),
+    or None when it has none (see ``Conditions.robber_on_chip``)."""
+    hexes = sorted(h for h, t in board.tiles.items() if t.terrain.is_land and t.number)
+    return hexes[int(where * len(hexes))] if hexes else None
 
 
 @dataclass(frozen=True)
@@ -93,6 +116,10 @@ class Conditions:
     jpeg_quality: int | None = None
     chip_style: str | None = None
     harbor_style: str | None = None
+    # None: the robber stands where the board puts it, beside its hex's chip. A number u in
+    # [0, 1): it stands on a chip, as players often put it, on the (sorted) land hex with a
+    # chip at index floor(u * n) of the n (the render's board records that hex).
+    robber_on_chip: float | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.tilt_deg <= 60.0:
@@ -103,15 +130,26 @@ class Conditions:
             raise ValueError(f"hands must be >= 0, not {self.hands}")
         if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be within 5..100, not {self.jpeg_quality}")
+        if self.robber_on_chip is not None and not 0.0 <= self.robber_on_chip < 1.0:
+            raise ValueError(f"robber_on_chip must be within [0, 1), not {self.robber_on_chip}")
         if self.harbor_style is not None and self.harbor_style not in HARBOR_STYLES:
             raise ValueError(
                 f"harbor_style must be one of {', '.join(HARBOR_STYLES)}, not {self.harbor_style!r}"
             )
 
     @classmethod
-    def random(cls, rng: np.random.Generator, *, hard: bool = True) -> Conditions:
-        """Random conditions; ``hard`` adds tilt up to 45 degrees, hands, glare and the rest."""
+    def random(
+        cls, rng: np.random.Generator, *, hard: bool = True, robber_on_chip: float = 0.0
+    ) -> Conditions:
+        """Random conditions; ``hard`` adds tilt up to 45 degrees, hands, glare and the rest.
+
+        ``robber_on_chip`` is the probability that the robber stands on a chip, drawn from a
+        stream of its own (:func:`own_stream`): every other draw of a seed stays the same.
+        """
+        own = own_stream(rng, _ROBBER_STREAM)
+        on_chip, where = own.random() < robber_on_chip, float(own.random())
         base = cls(
+            robber_on_chip=where if on_chip else None,
             rotation_deg=float(rng.uniform(0, 360)),
             fill=float(rng.uniform(0.7, 0.92)),
             offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.04, 0.04))),
@@ -181,6 +219,12 @@ def render_board(
         raise ValueError("the board has no hexes to draw")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     cond = conditions if conditions is not None else Conditions.random(gen)
+    if cond.robber_on_chip is not None:
+        on_chip = robber_chip_hex(board, cond.robber_on_chip)
+        if on_chip is None:
+            cond = replace(cond, robber_on_chip=None)
+        else:
+            board = replace(board, robber=on_chip)
 
     canvas, alpha, plane_to_canvas = _draw_top_view(board, cond, gen)
     homography = _camera_homography(board, cond, width, height)
@@ -289,6 +333,7 @@ def _draw_top_view(
     # One print of each value per board (as in a real set), each copy turned its own way.
     diameter = int(_CHIP_DIAMETER * s)
     prints: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    chip_at: dict[Hex, np.ndarray] = {}
     for hx, tile in board.tiles.items():
         if tile.number is not None:
             if tile.number not in prints:
@@ -297,8 +342,12 @@ def _draw_top_view(
                 )
             c = to_px(np.array([hex_center(hx)]))[0] + rng.normal(0, 0.03 * s, 2)
             _paste_chip(canvas, prints[tile.number], c, float(rng.uniform(0, 360)))
+            chip_at[hx] = c
     if board.robber is not None:
-        _draw_robber(canvas, to_px(np.array([hex_center(board.robber)]))[0], s, rng)
+        if cond.robber_on_chip is not None and board.robber in chip_at:
+            _draw_robber(canvas, chip_at[board.robber], s, rng, off_centre=0.1)
+        else:
+            _draw_robber(canvas, to_px(np.array([hex_center(board.robber)]))[0], s, rng)
     if board.pirate is not None:
         _draw_ship(
             canvas, to_px(np.array([hex_center(board.pirate)]))[0], s, (30, 30, 30), 1.5, rng
@@ -399,9 +448,16 @@ def _centred_text(
     region[:] = region * (1.0 - a) + np.array(colour, np.float32) * a
 
 
-def _draw_robber(canvas: np.ndarray, centre: np.ndarray, s: int, rng: np.random.Generator) -> None:
+def _draw_robber(
+    canvas: np.ndarray,
+    centre: np.ndarray,
+    s: int,
+    rng: np.random.Generator,
+    off_centre: float = 0.5,
+) -> None:
+    """The robber ``off_centre`` hex radii from ``centre`` (beside the chip by default)."""
     angle = rng.uniform(0, 2 * np.pi)
-    c = centre + 0.5 * s * np.array([np.cos(angle), np.sin(angle)])
+    c = centre + off_centre * s * np.array([np.cos(angle), np.sin(angle)])
     grey = float(rng.uniform(60, 160))
     cv2.ellipse(
         canvas, _ip(c), (int(0.2 * s), int(0.27 * s)), 0, 0, 360, (grey,) * 3, -1, cv2.LINE_AA
