@@ -75,3 +75,35 @@ def test_hungarian_matches_brute_force() -> None:
             for cols in itertools.permutations(range(m), n)
         )
         assert got == pytest.approx(best)
+
+
+def _board_confidences(readings: list[ChipReading], expected: Counter[int]) -> list[float]:
+    from vision.read_board import _joint_confidences
+
+    values = read_chips_jointly(readings, expected)
+    return _joint_confidences(readings, values, expected, read_chips_jointly)
+
+
+def test_a_value_filled_in_by_the_board_is_weighed_against_every_value_left_free() -> None:
+    # Two clear 10s; the third chip looks most like 10, then 12, and a little like every value
+    # the board leaves free (each below the joint floor, together a third of the 12's score).
+    # Weighed against leaving it unread only, its 12 came out 0.94: a guess shown as certain.
+    from vision.read_board import CERTAIN
+
+    faint = dict.fromkeys((2, 3, 4, 5, 6, 8, 9, 11), 0.0125)
+    readings = [_reading({10: 0.95, 5: 0.05}), _reading({10: 0.95, 5: 0.05})]
+    readings.append(_reading({10: 0.4, 12: 0.3, **faint}))
+    confs = _board_confidences(readings, BASE)
+    assert read_chips_jointly(readings, BASE) == [10, 10, 12]
+    assert confs[2] < CERTAIN
+    assert min(confs[:2]) > CERTAIN
+
+
+def test_the_board_still_vouches_for_a_chip_whose_other_reading_is_taken() -> None:
+    # A chip torn between 2 and 12, with the board's one 12 read clearly elsewhere, is a 2.
+    from vision.read_board import CERTAIN
+
+    readings = [_reading({2: 0.5, 12: 0.5}), _reading({12: 0.97, 11: 0.03})]
+    confs = _board_confidences(readings, BASE)
+    assert read_chips_jointly(readings, BASE) == [2, 12]
+    assert min(confs) > CERTAIN
