@@ -580,8 +580,12 @@ def relay_islands(
     size on the board: the spread of their radii in the board plane), each against
     :data:`_RELAY_SCALE`. A group is moved when one other offset is clearly best (half the
     cost of every other way), dropped when some other offset explains it better but not
-    clearly, kept where it is otherwise. Then the candidates the refitted lattice explains
-    join it.
+    clearly, kept where it is otherwise. A group best where it is may hold a blob that is no
+    chip (a hand's edge): if the group less one member is best one cell off and clearly
+    cheaper than the whole group anywhere (:func:`_relay_part`), that part is moved (or
+    dropped, by the same rule) and the member left out. Then the candidates the refitted
+    lattice explains join it, and when a member was left out, the lattice is grown again
+    from its chips (:func:`_grow`), its first growth having been bent by that blob.
 
     Args:
         cands: the candidates; h: the lattice, board plane -> pixels; cells: its chips.
@@ -595,21 +599,21 @@ def relay_islands(
     pts = np.array([[c.x, c.y] for c in cands], np.float64)
     rad = np.array([c.radius for c in cands], np.float64)
     laid = {c: cells[c] for c in groups[0]}
-    changed = False
+    changed = dropped = False
     for group in groups[1:]:
-        costs: list[tuple[float, Hex]] = []
-        for dq, dr in ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
-            way = {(c[0] + dq, c[1] + dr): cells[c] for c in group}
-            if set(way) & set(laid):
-                continue
-            cost = _relay_cost({**laid, **way}, pts, rad)
-            if cost is not None:
-                costs.append((cost, (dq, dr)))
-        costs.sort()
+        costs = _relay_costs(laid, group, cells, pts, rad)
         here = next((c for c, t in costs if t == (0, 0)), math.inf)
         if not costs or costs[0][1] == (0, 0):
-            laid.update({c: cells[c] for c in group})
-            continue
+            # A blob that is no chip (a hand's edge, glare) beside a group's chips binds them
+            # to its own wrong cell: the group without one of its members may be clearly
+            # better one cell off, the member then being dropped.
+            part = _relay_part(laid, group, cells, pts, rad, costs[0][0] if costs else math.inf)
+            if part is None:
+                laid.update({c: cells[c] for c in group})
+                continue
+            group, costs = part
+            here = next((c for c, t in costs if t == (0, 0)), math.inf)
+            dropped = True
         changed = True
         best, (dq, dr) = costs[0]
         if len(costs) > 1 and best < _RELAY_CLEAR * costs[1][0] and best < _RELAY_CLEAR * here:
@@ -628,7 +632,57 @@ def relay_islands(
     rounded = round_axial(plane_to_axial(project(np.linalg.inv(refit), pts)))
     for i in np.nonzero(inl)[0]:
         laid.setdefault((int(rounded[i, 0]), int(rounded[i, 1])), int(i))
+    if not dropped:
+        return refit, laid
+    # The lattice was grown bent by the blob dropped, and stopped short of chips it now
+    # explains: grow it again from the chips laid.
+    grown, taken = _grow(refit, pts, rad, np.array(list(laid.values())), cands)
+    if len(taken) > len(laid):
+        grown /= grown[2, 2]
+        rounded = round_axial(plane_to_axial(project(np.linalg.inv(grown), pts[taken])))
+        cells_grown = {(int(q), int(r)): i for (q, r), i in zip(rounded, taken, strict=True)}
+        if len(cells_grown) == len(taken):
+            return grown, cells_grown
     return refit, laid
+
+
+def _relay_costs(
+    laid: dict[Hex, int], group: list[Hex], cells: dict[Hex, int], pts: np.ndarray, rad: np.ndarray
+) -> list[tuple[float, Hex]]:
+    """The cost (:func:`_relay_cost`) of laying ``group`` beside ``laid`` at its cell and one
+    cell off each way, cheapest first, as ``(cost, offset)``."""
+    costs: list[tuple[float, Hex]] = []
+    for dq, dr in ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
+        way = {(c[0] + dq, c[1] + dr): cells[c] for c in group}
+        if set(way) & set(laid):
+            continue
+        cost = _relay_cost({**laid, **way}, pts, rad)
+        if cost is not None:
+            costs.append((cost, (dq, dr)))
+    return sorted(costs)
+
+
+def _relay_part(
+    laid: dict[Hex, int],
+    group: list[Hex],
+    cells: dict[Hex, int],
+    pts: np.ndarray,
+    rad: np.ndarray,
+    whole: float,
+) -> tuple[list[Hex], list[tuple[float, Hex]]] | None:
+    """The group less one member, with its costs, when that part is best one cell off and
+    clearly (:data:`_RELAY_CLEAR`) cheaper there than the whole group's best way (``whole``)
+    and than the part at its cell; None otherwise (the cheapest such part if several)."""
+    found: tuple[list[Hex], list[tuple[float, Hex]]] | None = None
+    for out in group if len(group) > 1 else []:
+        part = [c for c in group if c != out]
+        costs = _relay_costs(laid, part, cells, pts, rad)
+        if not costs or costs[0][1] == (0, 0) or costs[0][0] >= _RELAY_CLEAR * whole:
+            continue
+        here = next((c for c, t in costs if t == (0, 0)), math.inf)
+        if costs[0][0] < _RELAY_CLEAR * here and (found is None or costs[0][0] < found[1][0][0]):
+            found = (part, costs)
+    return found
 
 
 def _groups(cells: set[Hex]) -> list[list[Hex]]:
