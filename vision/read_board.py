@@ -173,6 +173,20 @@ def read_board(
         replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
         for t, c in zip(terrain, cover, strict=True)
     ]
+    chipped = np.zeros(len(reg.hexes), bool)
+    # A hex freed of the desert passes it to another, whose chip may be read as surely.
+    for _ in range(_VETO_ROUNDS):
+        more = _barren_with_chips(image, top, plane_to_top, reg, terrain, read_discs, covered)
+        if not (more & ~chipped).any():
+            break
+        chipped |= more
+        terrain = classify_terrain(
+            feats, kind=reg.kind, sea=sea, light=light, hidden=hidden, chipped=chipped
+        )
+        terrain = [
+            replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
+            for t, c in zip(terrain, cover, strict=True)
+        ]
     unseen = sum(t.unseen for t in terrain)
     if unseen:
         warnings.append(
@@ -530,13 +544,7 @@ def _read_chips(
     (see :func:`_fill_from_counts`).
     """
     try:
-        from vision.chips import (
-            CHIP_VALUES,
-            ChipReading,
-            default_model,
-            read_chip,
-            read_chips_jointly,
-        )
+        from vision.chips import default_model, read_chips_jointly
 
         default_model()
     except (ImportError, OSError) as exc:
@@ -548,27 +556,11 @@ def _read_chips(
     for i, h in enumerate(reg.hexes):
         if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
             continue
-        disc = discs[h]
-        crop = photo_chip_crop(image, top_to_image, disc) if image is not None else None
-        if crop is None:
-            crop = chip_crop(top, disc)
-        if crop is None:
+        reading = _read_disc(image, top, top_to_image, discs[h], covered)
+        if reading is None:
             continue
         hexes.append(h)
-        if covered is not None and _disc_cover(covered, disc) >= _CHIP_HIDDEN:
-            readings.append(ChipReading(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), False, None))
-            continue
-        # A photo crop is cut around the disc: centred, _CROP_MARGIN radii to each side.
-        known = (
-            (
-                (crop.shape[1] - 1) / 2.0,
-                (crop.shape[0] - 1) / 2.0,
-                crop.shape[1] / 2.0 / _CROP_MARGIN,
-            )
-            if crop.shape[:2] == (_READ_SIDE, _READ_SIDE)
-            else None
-        )
-        readings.append(read_chip(crop, disc=known))
+        readings.append(reading)
     expected = CHIP_COUNTS.get(reg.kind)
     deduced: set[Hex] = set()
     if expected is not None and readings:
@@ -600,6 +592,74 @@ def _read_chips(
     if missing:
         warnings.append(f"uncertain: {len(missing)} chip(s) could not be read")
     return numbers, conf, deduced
+
+
+def _read_disc(
+    image: np.ndarray | None,
+    top: np.ndarray,
+    top_to_image: np.ndarray,
+    disc: tuple[float, float, float],
+    covered: np.ndarray | None,
+) -> Any | None:
+    """The chip reader's own reading of the disc ``(x, y, radius)`` (top-view pixels): None
+    where no crop can be cut, an empty reading where the disc is half or more under a hand."""
+    from vision.chips import CHIP_VALUES, ChipReading, read_chip
+
+    crop = photo_chip_crop(image, top_to_image, disc) if image is not None else None
+    if crop is None:
+        crop = chip_crop(top, disc)
+    if crop is None:
+        return None
+    if covered is not None and _disc_cover(covered, disc) >= _CHIP_HIDDEN:
+        return ChipReading(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), False, None)
+    # A photo crop is cut around the disc: centred, _CROP_MARGIN radii to each side.
+    known = (
+        (
+            (crop.shape[1] - 1) / 2.0,
+            (crop.shape[0] - 1) / 2.0,
+            crop.shape[1] / 2.0 / _CROP_MARGIN,
+        )
+        if crop.shape[:2] == (_READ_SIDE, _READ_SIDE)
+        else None
+    )
+    return read_chip(crop, disc=known)
+
+
+def _barren_with_chips(
+    image: np.ndarray | None,
+    top: np.ndarray,
+    plane_to_top: np.ndarray,
+    reg: Registration,
+    terrain: list[TerrainReading],
+    discs: dict[Hex, tuple[float, float, float]],
+    covered: np.ndarray | None,
+) -> np.ndarray:
+    """bool (N,) over ``reg.hexes``: the hexes read desert or sea whose chip the reader reads
+    on its own with confidence :data:`_CHIP_VETO` or more (no desert or sea carries a chip;
+    the robber on a desert is no chip the reader is that sure of)."""
+    out = np.zeros(len(reg.hexes), bool)
+    barren = [i for i, t in enumerate(terrain) if t.terrain in (Terrain.SEA, Terrain.DESERT)]
+    if not barren:
+        return out
+    try:
+        from vision.chips import default_model
+
+        default_model()
+    except (ImportError, OSError):
+        return out
+    top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
+    for i in barren:
+        reading = _read_disc(image, top, top_to_image, discs[reg.hexes[i]], covered)
+        out[i] = (
+            reading is not None and reading.value is not None and (reading.confidence >= _CHIP_VETO)
+        )
+    return out
+
+
+#: a chip the reader reads this surely on its own forbids desert and sea on its hex
+_CHIP_VETO = 0.97
+#: at most this many times the terrain is read again with more hexes forbidden desert
+_VETO_ROUNDS = 3
 
 
 def _disc_cover(covered: np.ndarray, disc: tuple[float, float, float]) -> float:

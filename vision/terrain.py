@@ -303,6 +303,7 @@ def classify_terrain(
     counts: Mapping[Terrain, int] | None = None,
     light: np.ndarray | None = None,
     hidden: np.ndarray | None = None,
+    chipped: np.ndarray | None = None,
 ) -> list[TerrainReading]:
     """Classify every hex jointly.
 
@@ -317,6 +318,8 @@ def classify_terrain(
             :func:`chip_light`); None when the board is evenly lit.
         hidden: bool (N,), hexes mostly covered by a hand or an object (see
             :mod:`vision.occlusion`): read as unseen, they take what the counts leave.
+        chipped: bool (N,), hexes holding a confidently read number chip: neither desert nor
+            sea carries one, so those are forbidden there.
 
     Returns:
         One :class:`TerrainReading` per hex, in order.
@@ -349,7 +352,10 @@ def classify_terrain(
     is_hidden = np.zeros(n, bool) if hidden is None else np.asarray(hidden, bool)
     # A hidden hex's colour is the hand's: it says nothing about the board's light.
     lit = ~is_sea & ~is_hidden
-    read = _read(normalise_light(features, lit, kind), kind, is_sea, is_hidden, terrains, slots)
+    is_chipped = np.zeros(n, bool) if chipped is None else np.asarray(chipped, bool) & ~is_sea
+    read = _read(
+        normalise_light(features, lit, kind), kind, is_sea, is_hidden, terrains, slots, is_chipped
+    )
     land_read = np.array([read.terrains[j] != Terrain.SEA for j in read.assigned])
     if not np.all(land_read[lit]):
         # Sea that registration's blue test missed (a third of the Seafarers renders have
@@ -357,7 +363,7 @@ def classify_terrain(
         # every hex was read through a yellow-red cast (fields as gold). Read again with the
         # light of the hexes read as land.
         feats = normalise_light(features, lit & land_read, kind)
-        read = _read(feats, kind, is_sea, is_hidden, terrains, slots)
+        read = _read(feats, kind, is_sea, is_hidden, terrains, slots, is_chipped)
     terrains, raw, costs, assigned = read
     margin = _margins(costs, land_idx, slots, assigned)
     out: list[TerrainReading] = []
@@ -394,6 +400,7 @@ def _read(
     is_hidden: np.ndarray,
     terrains: Sequence[Terrain],
     slots: np.ndarray | None,
+    chipped: np.ndarray,
 ) -> _Reading:
     """Read the light-normalised features (N, 4) as ``terrains`` (under the counts when
     ``slots`` is given, else each hex freely and then against the board's own print)."""
@@ -406,8 +413,8 @@ def _read(
         terrains.append(Terrain.SEA)
         own_sea = np.median(feats[is_sea], axis=0)
         stock = np.column_stack([stock, (((feats - own_sea) / _SCALE) ** 2).sum(axis=1)])
-    raw = stock
-    costs = _saturated(raw, is_hidden)
+    raw = _barren_forbidden(stock, terrains, chipped)
+    costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)
     assigned = _assign(raw, costs, land_idx, slots)
     if slots is None:
         _no_more_gold_than_fields(raw, assigned, land_idx, terrains)
@@ -417,13 +424,26 @@ def _read(
     for _ in range(_ROUNDS if slots is None else 0):
         seen = land_idx[~is_hidden[land_idx]]
         raw = _board_costs(feats, stock, terrains, assigned, seen, raw < _OUTLIER)
-        costs = _saturated(raw, is_hidden)
+        raw = _barren_forbidden(raw, terrains, chipped)
+        costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)
         again = _assign(raw, costs, land_idx, slots)
         _no_more_gold_than_fields(raw, again, land_idx, terrains)
         if np.array_equal(again, assigned):
             break
         assigned = again
     return _Reading(terrains, raw, costs, assigned)
+
+
+def _barren_forbidden(
+    costs: np.ndarray, terrains: Sequence[Terrain], chipped: np.ndarray
+) -> np.ndarray:
+    """``costs`` (N, T) with desert and sea forbidden on the ``chipped`` hexes (bool (N,))."""
+    cols = [j for j, t in enumerate(terrains) if t in (Terrain.DESERT, Terrain.SEA)]
+    if not cols or not chipped.any():
+        return costs
+    out = costs.copy()
+    out[np.ix_(np.nonzero(chipped)[0], cols)] = _FORBIDDEN
+    return out
 
 
 def _saturated(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:

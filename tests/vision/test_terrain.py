@@ -214,3 +214,20 @@ def test_sea_that_registration_missed_does_not_tint_the_land() -> None:
     found = np.array([i in sea_rows[6:] for i in range(len(truth))])
     out = classify_terrain(feats, kind="seafarers", sea=found)
     assert [r.terrain for r in out] == truth
+
+
+@pytest.mark.parametrize("kind", ["base", None])
+def test_a_hex_holding_a_read_chip_is_neither_desert_nor_sea(kind: str | None) -> None:
+    # A fields hex washed out to the desert's sand colour, the desert looking like fields:
+    # read alone the fields hex is the desert; its chip, read surely, says it is not.
+    feats, truth = _base_features(np.random.default_rng(3))
+    desert = truth.index(Terrain.DESERT)
+    fields = truth.index(Terrain.FIELDS)
+    feats[[desert, fields]] = feats[[fields, desert]]
+    assert classify_terrain(feats, kind=kind)[fields].terrain == Terrain.DESERT
+    chipped = np.zeros(len(truth), bool)
+    chipped[fields] = True
+    out = classify_terrain(feats, kind=kind, chipped=chipped)
+    assert out[fields].terrain not in (Terrain.DESERT, Terrain.SEA)
+    if kind == "base":
+        assert Counter(r.terrain for r in out) == COUNTS["base"]
