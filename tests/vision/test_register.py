@@ -296,32 +296,20 @@ def test_a_coarser_lattice_of_big_blobs_gives_way_to_the_chips_own() -> None:
     assert _max_centre_error(r, reg.homography, reg.hexes) < 0.3
 
 
-@pytest.mark.parametrize(("seed", "index"), [(0, 53), (0, 260), (1, 50)])
+@pytest.mark.parametrize(("seed", "index"), [(0, 53), (0, 260), (1, 50), (0, 248)])
 def test_an_island_reached_across_the_sea_is_laid_on_its_own_cells(seed: int, index: int) -> None:
-    # Seafarers maps of bench vision's hard renders, 26-43 degrees off vertical: the lattice
+    # Seafarers maps of bench vision's hard renders, 26-45 degrees off vertical: the lattice
     # reached a group of chips beyond the sea only by extrapolating, put it one cell off,
     # and the homography fitted through it was bent (hex centres 0.85-0.92 hex radii off at
-    # the frame): the frame was placed wrong.
+    # the frame): the frame was placed wrong. Render 248 (seed 0) has a hand over its middle:
+    # the lattice held five chips nearly in a line and, across the hand, a chip with a blob
+    # of the hand's edge beside it; the pair cost least where it was, one cell off, and the
+    # lattice bent through it never reached the other chips (placed 1.46 hex radii off,
+    # ambiguous). Without the blob the chip is clearly best on its own cell.
     from vision.bench import _board
 
     rng = np.random.default_rng(seed * 100_003 + index)
     board = _board(index % 3, rng)
-    r = render_board(board, rng=rng, conditions=Conditions.random(rng))
-    reg = register(r.image)
-    assert reg.kind == "seafarers"
-    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.3
-
-
-def test_a_blob_beside_an_islands_chip_does_not_hold_it_a_cell_off() -> None:
-    # bench vision's seed 0 render 248: a Seafarers map 45 degrees off vertical, a hand over
-    # its middle. The lattice held five chips nearly in a line and, across the hand, a chip
-    # with a blob of the hand's edge beside it: the pair cost least where it was, one cell
-    # off, and the lattice bent through it never reached the other chips (placed 1.46 hex
-    # radii off, ambiguous). Without the blob the chip is clearly best on its own cell.
-    from vision.bench import _board
-
-    rng = np.random.default_rng(248)
-    board = _board(248 % 3, rng)
     r = render_board(board, rng=rng, conditions=Conditions.random(rng))
     reg = register(r.image)
     assert reg.kind == "seafarers"
