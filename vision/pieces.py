@@ -477,14 +477,12 @@ def _border_gain(img: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.ndar
     xs = np.bincount(group, weights=(idx % w).astype(np.float64), minlength=n)[used]
     ys = np.bincount(group, weights=(idx // w).astype(np.float64), minlength=n)[used]
     xs, ys = xs / sizes[used] / w - 0.5, ys / sizes[used] / h - 0.5
-    d = np.linalg.norm(means[:, None, :] - means[None, :, :], axis=2)
-    near = d < _CLUSTER
-    centre = int(np.argmax(near.sum(axis=1)))
+    near = _border_cluster(means)
     # Sides near the cluster's colour, with a wider margin: the light varies across it.
-    member = np.linalg.norm(means - np.median(means[near[centre]], axis=0), axis=1) < 2 * _CLUSTER
+    member = np.linalg.norm(means - np.median(means[near], axis=0), axis=1) < 2 * _CLUSTER
     ref = np.log(np.array(_BORDER, np.float64))
     if member.sum() < 8:
-        border = np.median(means[near[centre]], axis=0)
+        border = np.median(means[near], axis=0)
         return (np.exp(ref) / np.maximum(border, 1.0)).astype(np.float32)[None, None, :]
     design = np.column_stack([np.ones(member.sum()), xs[member], ys[member]])
     coef, *_ = np.linalg.lstsq(design, np.log(np.maximum(means[member], 1.0)), rcond=None)
@@ -523,10 +521,21 @@ def _border_colour(flat: np.ndarray, idx: np.ndarray, group: np.ndarray) -> np.n
         ]
         / sizes[used, None]
     )
-    d = np.linalg.norm(means[:, None, :] - means[None, :, :], axis=2)
-    near = d < _CLUSTER
-    centre = int(np.argmax(near.sum(axis=1)))
-    return np.median(means[near[centre]], axis=0).astype(np.float32)
+    return np.median(means[_border_cluster(means)], axis=0).astype(np.float32)
+
+
+def _border_cluster(means: np.ndarray) -> np.ndarray:
+    """bool (n,): the sides in the densest cluster of the sides' mean BGR colours ``means``
+    (float (n, 3)) whose centre is a side at least as light as the sides' median.
+
+    The border is the lightest print on the land. Where a small view blurs it into the art
+    beside it, the light sides no longer agree closely, and five sides between two dark
+    forests made the densest cluster: mapped to the border's colour, they washed the whole
+    board out to white (the demo's seed-4 table, every piece of its first turns unread).
+    """
+    near = np.linalg.norm(means[:, None, :] - means[None, :, :], axis=2) < _CLUSTER
+    light = means.sum(axis=1) >= np.median(means.sum(axis=1))
+    return near[int(np.argmax(np.where(light, near.sum(axis=1), -1)))]
 
 
 @dataclass

@@ -239,3 +239,20 @@ def test_bad_arguments_are_refused() -> None:
     )
     with pytest.raises(ValueError, match="uint8"):
         det.read(np.zeros((10, 10), np.float32))
+
+
+def test_the_border_is_the_densest_cluster_of_the_light_sides() -> None:
+    # Sides' mean colours (BGR) where the light border sides agree less closely than five
+    # sides between two dark forests: the border is the lightest print on the land, so the
+    # dark cluster, though denser, is not it (mapped to the border's colour it washed the
+    # whole board out to white).
+    from vision.pieces import _border_cluster
+
+    rng = np.random.default_rng(4)
+    forest = np.tile([61.0, 79.0, 55.0], (5, 1))
+    border = np.array([171.0, 175.0, 217.0]) + rng.uniform(-4, 4, (4, 3))
+    art = rng.uniform(60, 200, (20, 3)) + np.arange(20)[:, None] * 9.0
+    means = np.concatenate([forest, border, art])
+    chosen = _border_cluster(means)
+    assert chosen[5:9].all()
+    assert not chosen[:5].any()
