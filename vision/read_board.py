@@ -168,25 +168,22 @@ def read_board(
     hidden = cover > _HIDDEN
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     light = chip_light(top, reg.hexes, chips)
-    terrain = classify_terrain(feats, kind=reg.kind, sea=sea, light=light, hidden=hidden)
-    terrain = [
-        replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
-        for t, c in zip(terrain, cover, strict=True)
-    ]
     chipped = np.zeros(len(reg.hexes), bool)
+    terrain = _partly_capped(
+        classify_terrain(feats, kind=reg.kind, sea=sea, light=light, hidden=hidden), cover
+    )
     # A hex freed of the desert passes it to another, whose chip may be read as surely.
     for _ in range(_VETO_ROUNDS):
-        more = _barren_with_chips(image, top, plane_to_top, reg, terrain, read_discs, covered)
+        more = _barren_with_chips(image, top, plane_to_top, reg, terrain, read_discs, covered, sea)
         if not (more & ~chipped).any():
             break
         chipped |= more
-        terrain = classify_terrain(
-            feats, kind=reg.kind, sea=sea, light=light, hidden=hidden, chipped=chipped
+        terrain = _partly_capped(
+            classify_terrain(
+                feats, kind=reg.kind, sea=sea, light=light, hidden=hidden, chipped=chipped
+            ),
+            cover,
         )
-        terrain = [
-            replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
-            for t, c in zip(terrain, cover, strict=True)
-        ]
     unseen = sum(t.unseen for t in terrain)
     if unseen:
         warnings.append(
@@ -543,13 +540,12 @@ def _read_chips(
     the value the others leave over only when they leave one value for all the unread chips
     (see :func:`_fill_from_counts`).
     """
-    try:
-        from vision.chips import default_model, read_chips_jointly
-
-        default_model()
-    except (ImportError, OSError) as exc:
-        warnings.append(f"uncertain: no chip reader available ({exc}); numbers are not read")
+    no_reader = _chip_reader_missing()
+    if no_reader is not None:
+        warnings.append(f"uncertain: no chip reader available ({no_reader}); numbers are not read")
         return {}, {}, set()
+    from vision.chips import read_chips_jointly
+
     top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
     hexes: list[Hex] = []
     readings = []
@@ -594,6 +590,26 @@ def _read_chips(
     return numbers, conf, deduced
 
 
+def _chip_reader_missing() -> str | None:
+    """Why the chip reader cannot run (its model cannot be loaded), or None."""
+    try:
+        from vision.chips import default_model
+
+        default_model()
+    except (ImportError, OSError) as exc:
+        return str(exc)
+    return None
+
+
+def _partly_capped(terrain: list[TerrainReading], cover: np.ndarray) -> list[TerrainReading]:
+    """The readings with the confidence of every hex whose ring is covered by more than
+    :data:`_PARTLY` (``cover``, float (N,)) capped at :data:`_PARTLY_CONFIDENCE`."""
+    return [
+        replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
+        for t, c in zip(terrain, cover, strict=True)
+    ]
+
+
 def _read_disc(
     image: np.ndarray | None,
     top: np.ndarray,
@@ -633,19 +649,19 @@ def _barren_with_chips(
     terrain: list[TerrainReading],
     discs: dict[Hex, tuple[float, float, float]],
     covered: np.ndarray | None,
+    sea: np.ndarray,
 ) -> np.ndarray:
     """bool (N,) over ``reg.hexes``: the hexes read desert or sea whose chip the reader reads
     on its own with confidence :data:`_CHIP_VETO` or more (no desert or sea carries a chip;
-    the robber on a desert is no chip the reader is that sure of)."""
+    the robber on a desert is no chip the reader is that sure of). The hexes registration
+    found open sea on (``sea``, bool (N,)) hold no chip and are not looked at."""
     out = np.zeros(len(reg.hexes), bool)
-    barren = [i for i, t in enumerate(terrain) if t.terrain in (Terrain.SEA, Terrain.DESERT)]
-    if not barren:
-        return out
-    try:
-        from vision.chips import default_model
-
-        default_model()
-    except (ImportError, OSError):
+    barren = [
+        i
+        for i, t in enumerate(terrain)
+        if t.terrain in (Terrain.SEA, Terrain.DESERT) and not sea[i]
+    ]
+    if not barren or _chip_reader_missing() is not None:
         return out
     top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
     for i in barren:
