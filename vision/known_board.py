@@ -34,7 +34,7 @@ from dataclasses import replace
 import numpy as np
 
 from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, hex_center
-from vision.known_frame import KnownFrame, register_frame
+from vision.known_frame import KnownFrame, register_frame, symmetries
 from vision.register import Registration, rectify, register, rotate_axial
 from vision.terrain import PROTOTYPES, hex_features, normalise_light, terrain_costs
 
@@ -44,25 +44,6 @@ _PX = 24.0
 # The best turn must beat the runner-up by this much terrain cost per hex; a board whose
 # terrain reads as well one way as another cannot name its corners.
 _MARGIN_PER_HEX = 0.5
-
-
-def symmetries(frame: Sequence[Hex], hexes: set[Hex]) -> list[tuple[int, Hex]]:
-    """The turns ``k`` (x 60 degrees) and shifts ``d`` with rotate(h, k) + d laying ``frame``
-    exactly onto ``hexes``.
-
-    >>> from companion.board import base_frame
-    >>> len(symmetries(list(base_frame()), set(base_frame())))
-    6
-    """
-    out = []
-    target_low = min(hexes)
-    for k in range(6):
-        turned = [rotate_axial(h, k) for h in frame]
-        low = min(turned)
-        d = (target_low[0] - low[0], target_low[1] - low[1])
-        if {(q + d[0], r + d[1]) for q, r in turned} == hexes:
-            out.append((k, d))
-    return out
 
 
 def _plane_map(frame: Sequence[Hex], named: Sequence[Hex]) -> np.ndarray:

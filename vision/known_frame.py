@@ -33,6 +33,7 @@ then tells the turns apart by terrain).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +65,25 @@ _SHIFTS_PER_TURN = 12
 # holds only a part of the map (an island not relaid) is laid anywhere the part fits. Chosen on
 # renders of seeds 0-2 (right placements 0.73..1, wrong 0.30..0.50); seeds 5-6 held out.
 _MIN_CHIPS_SEEN = 0.6
+
+
+def symmetries(frame: Sequence[Hex], hexes: set[Hex]) -> list[tuple[int, Hex]]:
+    """The turns ``k`` (x 60 degrees) and shifts ``d`` with rotate(h, k) + d laying ``frame``
+    exactly onto ``hexes``.
+
+    >>> from companion.board import base_frame
+    >>> len(symmetries(list(base_frame()), set(base_frame())))
+    6
+    """
+    out = []
+    target_low = min(hexes)
+    for k in range(6):
+        turned = [rotate_axial(h, k) for h in frame]
+        low = min(turned)
+        d = (target_low[0] - low[0], target_low[1] - low[1])
+        if {(q + d[0], r + d[1]) for q, r in turned} == hexes:
+            out.append((k, d))
+    return out
 
 
 @dataclass(frozen=True)
@@ -113,18 +133,11 @@ class KnownFrame:
         >>> square.symmetries()
         [(0, (0, 0)), (3, (1, 0))]
         """
-        out = []
-        low = min(self.hexes)
-        for k in range(6):
-            turned = [rotate_axial(h, k) for h in self.hexes]
-            t_low = min(turned)
-            d = (low[0] - t_low[0], low[1] - t_low[1])
-            if all(
-                {_moved(h, k, d) for h in part} == part
-                for part in (self.hexes, self.sea, self.chip_hexes)
-            ):
-                out.append((k, d))
-        return out
+        return [
+            (k, d)
+            for k, d in symmetries(list(self.hexes), set(self.hexes))
+            if all({_moved(h, k, d) for h in part} == part for part in (self.sea, self.chip_hexes))
+        ]
 
 
 def _moved(h: Hex, k: int, t: Hex) -> Hex:
