@@ -89,7 +89,7 @@ class GreedyBot:
             case BuildRoad() | BuildShip():
                 return self._route_score(game, p)
             case MoveShip():
-                return -1
+                return self._ship_move_score(game, p, a)
             case PlayKnight():
                 robber_on_me = any(
                     game.vertex_owner[v] == p for v in game.topology.hex_vertices[game.robber]
@@ -136,6 +136,19 @@ class GreedyBot:
         if game.settlements_left[p] and not game.settlement_spots(game.players[p]):
             return 35
         return 8 if game.road_lengths[p] < 6 else 2
+
+    def _ship_move_score(self, game: Game, p: int, a: MoveShip) -> float:
+        # A ship is moved only to open a corner to settle on, and never away from one, so that
+        # it does not sail to and fro. Worth more than a new ship (35): it costs nothing.
+        color = game.players[p]
+        before = set(game.settlement_spots(color))
+        with game.imagined_ship_move(a):
+            after = set(game.settlement_spots(color))
+        gained = after - before
+        if before - after or not gained:
+            return -1
+        index = game.topology.vertex_index
+        return 38 + 3 * max(self._corner_pips(game, index[v]) for v in gained)
 
     @staticmethod
     def _goals(game: Game, p: int) -> list[Sequence[int]]:

@@ -1368,6 +1368,24 @@ class Game:
             self.pieces_of[p].add(e)
             self._spots = kept
 
+    @contextmanager
+    def imagined_ship_move(self, a: MoveShip) -> Iterator[None]:
+        """The board as if ``a`` (a legal ship move) were done, for the block's duration only:
+        for a player weighing where a ship should go. Only the pieces move (no events, no
+        turn state); everything is put back however the block is left.
+        """
+        p = self.seat(a.player)
+        e, to = self._edge(a.edge), self._edge(a.to)
+        with self._lifted(p, e):
+            kind = self.edge_kind[to]
+            self.edge_owner[to], self.edge_kind[to] = p, SHIP
+            self.pieces_of[p].add(to)
+            try:
+                yield
+            finally:
+                self.edge_owner[to], self.edge_kind[to] = -1, kind
+                self.pieces_of[p].discard(to)
+
     def _generate_ship_moves(self, p: int, out: list[Action]) -> None:
         if not self.rules.ships or self.turn.moved_ship or not self.turn.rolled:
             return
