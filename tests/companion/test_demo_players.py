@@ -231,7 +231,8 @@ def test_a_move_the_game_no_longer_takes_is_taken_back_off_the_table(bench: Benc
 
 def seafarers_to(tmp_path: Path, kind: type[Action]) -> tuple[JournaledGame, Action]:
     """A journaled New Shores game played by the bots up to where ``kind`` is legal (a pirate
-    move that robs someone); the bots build ships but do not move them or the pirate."""
+    move that robs someone), which the test then makes: the bots seldom move a ship or the
+    pirate themselves."""
     scenario = load_scenario("new-shores", 3, seed=4)
     jg = JournaledGame.create(
         tmp_path / "j.sqlite", scenario.board, PLAYERS, scenario.rules, seed=4
