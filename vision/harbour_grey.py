@@ -3,16 +3,19 @@
 The current art's rocks and sheep are both grey, dark and about as large: no colour of
 :func:`vision.harbours.read_icons` tells them. When every other harbour of a frame's set is
 read (the "3:1" texts, brick, grain and lumber), ore and wool are left, and they lie where
-two grey icons are seen on sides not read yet. The sheep stands on a strip of green grass
-and the rocks on nothing: of the two, the side with clearly more green is wool, the other ore.
+two grey icons are seen on sides not read yet. Two cues tell them, and both must agree: the
+sheep stands on a strip of green grass and the rocks on nothing, and the rocks lie along the
+side, wider than high, while the sheep stands upright.
 
 An icon here is one blob of art (not sea blue, not the icon's light halo) near the icon's
-place, detached from the coast line, as large as an icon, and grey and dark: a part of it
-near black (the rocks' and the sheep's shadows), next to nothing brown or golden (not logs,
-not a beach, not a sheaf).
+place, detached from the coast line, as large as an icon, shaded (its darkest tenth dark:
+the planks of a pier beside it are not), mostly not brown or golden (not a brick, a sheaf
+or a beach), and not a streak.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -21,6 +24,23 @@ from vision.harbour_text import STEP
 
 #: The patch around an icon's place: along the side either way, and from/to out (hex radii).
 _HALF, _NEAR, _FAR = 0.3, 0.15, 0.75
+
+
+@dataclass(frozen=True)
+class GreyIcon:
+    """A grey icon seen off a side.
+
+    Attributes:
+        grass: green pixels (a* < -6, b* > -8) round the icon's place.
+        along, out: the icon's centre along the side and out from it, hex radii.
+        elongation: the blob's spread along the side over its spread out (standard
+            deviations): the rocks lie along the side (1.4-1.8), the sheep stands (0.9-1.4).
+    """
+
+    grass: int
+    along: float
+    out: float
+    elongation: float
 
 
 def icon_patch(
@@ -59,24 +79,30 @@ def grey_icon(
     place: float = 0.43,
     reach: float = 0.2,
     min_area: float = 0.006,
-    min_dark: float = 0.25,
-    max_warm: float = 0.05,
+    max_shade: float = 40.0,
+    max_warm: float = 0.3,
+    max_elongation: float = 2.2,
     grass_reach: float = 0.22,
-) -> tuple[int, float, float] | None:
-    """Is there a grey icon off this side, and how much grass beside it?
+) -> GreyIcon | None:
+    """Is there a grey icon off this side, how much grass beside it, and what shape is it?
 
     Args:
         patch: float32 (R, C, 3) from :func:`icon_patch`.
         place: distance out of the icon's place, hex radii.
         reach: how far (hex radii, along and out) the blob's centre may lie from the place.
         min_area: least area of the blob, hex radii squared (an icon is 0.2-0.3 across).
-        min_dark: least share of the blob near black (L* < 35).
-        max_warm: most share of the blob that is brown or golden (a* > 0, b* > 8).
+        max_shade: most L* of the blob's darkest tenth: rocks and sheep are shaded (at most
+            28 on layout E, 33-36 on F's lighter print), the piers' planks and the beach are
+            not (at least 44).
+        max_warm: most share of the blob that is brown or golden (a* > 0, b* > 8): not a
+            brick or a sheaf (at least 0.69 on E). The logs (0.2-0.5) are read before this is
+            asked (:func:`vision.harbours.read_icons`).
+        max_elongation: most :attr:`GreyIcon.elongation` (a streak along the coast, a
+            frame's edge, is no icon).
         grass_reach: radius (hex radii) round the place in which green is counted.
 
     Returns:
-        None without such an icon, else the number of green pixels (a* < -6, b* > -8) round
-        the place, and the icon's centre along the side and out from it (hex radii).
+        None without such an icon, else the :class:`GreyIcon`.
     """
     if np.isnan(patch[..., 0]).any():
         return None
@@ -93,31 +119,54 @@ def grey_icon(
         area = int(stats[j, cv2.CC_STAT_AREA])
         touches_coast = stats[j, cv2.CC_STAT_TOP] + stats[j, cv2.CC_STAT_HEIGHT] >= rows
         near = max(abs(centres[j, 0] - px), abs(centres[j, 1] - py)) * STEP <= reach
-        if area * STEP * STEP >= min_area and near and not touches_coast and area > best_area:
+        if area * STEP * STEP < min_area or not near or touches_coast or area <= best_area:
+            continue
+        # A pier beside the icon may be larger than it: the icon is the shaded blob.
+        if float(np.percentile(light[labels == j], 10)) <= max_shade:
             best, best_area = j, area
     if best == 0:
         return None
-    px_blob = patch[labels == best]
-    dark = float((px_blob[:, 0] < 35.0).mean())
+    inside = labels == best
+    px_blob = patch[inside]
     warm = float(((px_blob[:, 1] > 0.0) & (px_blob[:, 2] > 8.0)).mean())
-    if dark < min_dark or warm > max_warm:
+    ys, xs = np.nonzero(inside)
+    elongation = float(xs.std() / max(float(ys.std()), 1e-6))
+    if warm > max_warm or elongation > max_elongation:
         return None
     yy, xx = np.mgrid[0:rows, 0:cols]
     disc = np.hypot(yy - py, xx - px) * STEP <= grass_reach
     grass = int(((a < -6.0) & (b > -8.0) & disc).sum())
-    return grass, float(centres[best, 0] * STEP - _HALF), float(_FAR - centres[best, 1] * STEP)
+    return GreyIcon(
+        grass,
+        float(centres[best, 0] * STEP - _HALF),
+        float(_FAR - centres[best, 1] * STEP),
+        elongation,
+    )
 
 
-def wool_of_pair(grass: tuple[int, int], least: int = 25, ratio: float = 3.0) -> int | None:
-    """Which of two grey icons is the sheep (0 or 1), or None when the grass does not say.
+def wool_of_pair(
+    icons: tuple[GreyIcon, GreyIcon], least: int = 8, ratio: float = 2.0, wider: float = 1.2
+) -> int | None:
+    """Which of two grey icons is the sheep (0 or 1), or None when the cues do not agree.
 
-    ``grass`` is each icon's green pixel count (:func:`grey_icon`, at
-    :data:`vision.harbour_text.STEP` a pixel); the sheep's side has at least ``least`` and
-    ``ratio`` times the other's.
+    Two cues must both say it: the sheep stands on grass, so its side has at least ``least``
+    green pixels (:func:`grey_icon`, at :data:`vision.harbour_text.STEP` a pixel) and
+    ``ratio`` times the other's; and the rocks lie along the side, wider than high, while the
+    sheep stands upright, so the other icon is at least ``wider`` times as elongated
+    (:attr:`GreyIcon.elongation`). On layout E the sheep's grass is 9-50 pixels against the
+    rocks' 0-12 (four times or more), the rocks' elongation 1.4-1.6 against the sheep's
+    0.9-1.0.
 
-    >>> wool_of_pair((41, 0)), wool_of_pair((5, 37)), wool_of_pair((9, 0)), wool_of_pair((50, 20))
-    (0, 1, None, None)
+    >>> sheep, rocks = GreyIcon(41, 0.0, 0.43, 0.95), GreyIcon(0, 0.0, 0.43, 1.6)
+    >>> wool_of_pair((sheep, rocks)), wool_of_pair((rocks, sheep))
+    (0, 1)
+    >>> wool_of_pair((GreyIcon(41, 0.0, 0.43, 1.6), rocks)) is None  # no shape says it
+    True
+    >>> wool_of_pair((GreyIcon(5, 0.0, 0.43, 0.95), rocks)) is None  # too little grass
+    True
     """
-    hi = int(np.argmax(grass))
-    lo = grass[1 - hi]
-    return hi if grass[hi] >= least and grass[hi] >= ratio * max(lo, 1) else None
+    hi = 0 if icons[0].grass >= icons[1].grass else 1
+    sheep, rocks = icons[hi], icons[1 - hi]
+    grass = sheep.grass >= least and sheep.grass >= ratio * max(rocks.grass, 1)
+    shape = rocks.elongation >= wider * sheep.elongation
+    return hi if grass and shape else None

@@ -649,12 +649,27 @@ def read_harbours(
         harbors, _ = _assign(rivals, Counter(STANDARD[kind][2]), certain, own=0.5)
         harbors = [h for h in harbors if ((h.q, h.r), h.side) in named]
         harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]))
+        by_icons = {((h.q, h.r), h.side) for h in harbors}
         harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2])
+        # Sides named by what is printed there: an icon or a "3:1" of the kind read, or the
+        # grey pair (told by two cues).
+        marked = {
+            ((h.q, h.r), h.side)
+            for h in harbors
+            if icons.get(((h.q, h.r), h.side), (None, 0.0))[0] == h.kind
+            or ((h.q, h.r), h.side) not in by_icons
+        }
         unread = max(total - len(harbors), 0)
-        warnings.append(
-            f"uncertain: the harbours fit no standard layout clearly; {len(harbors)} of "
-            f"{total} read one by one"
-        )
+        if _complete(harbors, STANDARD[kind][2], marked):
+            warnings.append(
+                f"harbours read one by one: all {total} of the frame's set, each by its printed "
+                "mark"
+            )
+        else:
+            warnings.append(
+                f"uncertain: the harbours fit no standard layout clearly; {len(harbors)} of "
+                f"{total} read one by one"
+            )
         return HarbourReading(harbors, readings, "free", unread, warnings)
     # Seafarers harbour tokens: at most one of each resource and five generic (RULES.md
     # 3.1.2), so two sides of one resource's colour cannot both be right.
@@ -754,9 +769,8 @@ def _with_grey_pair(
     for site, mid, normal in zip(open_sites, mids, normals, strict=True):
         icon = grey_icon(icon_patch(lab, plane_to_top, mid, normal))
         if icon is not None:
-            grass, along, out = icon
-            centre = mid + along * np.array([-normal[1], normal[0]]) + out * normal
-            found.append((site, grass, centre))
+            centre = mid + icon.along * np.array([-normal[1], normal[0]]) + icon.out * normal
+            found.append((site, icon, centre))
     if len(found) != 2:
         return harbors
     centres = np.array([c for _, _, c in found])
@@ -775,6 +789,22 @@ def _with_grey_pair(
         kind = "wool" if n == wool else "ore"
         out_harbors.append(Harbor(q, r, side, kind, confidence))
     return out_harbors
+
+
+def _complete(
+    harbors: Sequence[Harbor], kinds: Sequence[str], marked: set[Site], certain: float = 0.9
+) -> bool:
+    """Do the harbours read one by one account for the whole frame? A frame assembled in
+    another order than the rulebook's still carries its fixed set of harbours (RULES.md
+    1.1.2): when exactly that set is read, every harbour named by its printed mark
+    (``marked``: an icon, a "3:1" or the grey pair, each found where it lies and given to the
+    side whose place is nearest, not a colour on a spot) with at least ``certain``
+    confidence, no harbour is left to be elsewhere."""
+    return (
+        Counter(h.kind for h in harbors) == Counter(kinds)
+        and all(((h.q, h.r), h.side) in marked for h in harbors)
+        and all((h.confidence or 0.0) >= certain for h in harbors)
+    )
 
 
 def _layout_fit(layout: frozenset[Site], readings: Sequence[SiteReading]) -> float:

@@ -1,8 +1,8 @@
 """Ore and wool, the last two harbours of a frame, told apart by the sheep's grass.
 
 Each test draws a base board's top view in CIELAB (the reader's own colour space) with grey
-icons (a dark, shadowed blob on a light halo) off some sides, a strip of green grass under
-the sheep.
+icons off some sides on a light halo: rocks lying along the side (a wide ellipse), a sheep
+standing (a round blob) on a strip of green grass, maybe a light grey pier beside one.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 
 from companion.board import Harbor, Terrain, Tile, base_frame, hex_corner_points
 from companion.layouts import BASE_HARBOR_KINDS
-from vision.harbour_grey import grey_icon, icon_patch
+from vision.harbour_grey import GreyIcon, grey_icon, icon_patch
 from vision.harbours import Site, _with_grey_pair, coast_sites, spot_geometry
 
 PX = 60.0
@@ -21,6 +21,7 @@ PLANE_TO_TOP = np.array([[PX, 0.0, SIZE / 2], [0.0, PX, SIZE / 2], [0.0, 0.0, 1.
 SEA = (52.0, 1.0, -43.0)
 LAND = (60.0, -20.0, 30.0)
 ROCK = (30.0, 0.0, -2.0)
+PIER = (58.0, -1.0, -4.0)
 GRASS = (45.0, -20.0, 10.0)
 LOGS = (40.0, 8.0, 15.0)
 TILES = {h: Tile(Terrain.FOREST, 5) for h in base_frame()}
@@ -31,9 +32,10 @@ def _px(p: np.ndarray) -> tuple[int, int]:
     return (int(round(p[0] * PX + SIZE / 2)), int(round(p[1] * PX + SIZE / 2)))
 
 
-def _view(icons: dict[Site, str]) -> np.ndarray:
-    """The top view with an icon off each side of ``icons``: "rocks", "sheep" (rocks' grey on
-    grass) or "logs" (brown)."""
+def _view(icons: dict[Site, str], pier: bool = False) -> np.ndarray:
+    """The top view with an icon off each side of ``icons``: "rocks" (grey, lying along the
+    side), "sheep" (grey, upright, on grass), "upright rocks" (no grass) or "logs" (brown);
+    with ``pier``, a light plank larger than the icon beside each."""
     lab = np.empty((SIZE, SIZE, 3), np.float32)
     lab[:] = SEA
     lab += np.random.default_rng(0).normal(0.0, 2.0, lab.shape).astype(np.float32)
@@ -43,16 +45,28 @@ def _view(icons: dict[Site, str]) -> np.ndarray:
     for (site, what), c in zip(icons.items(), spot_geometry(list(icons), 0.43)[0], strict=True):
         mid = spot_geometry([site], 0.0)[0][0]
         normal = (c - mid) / 0.43
+        along = np.array([-normal[1], normal[0]])
+        angle = float(np.degrees(np.arctan2(along[1], along[0])))
         cv2.circle(lab, _px(c), int(0.17 * PX), (88.0, 0.0, 5.0), -1)
-        cv2.circle(lab, _px(c), int(0.12 * PX), LOGS if what == "logs" else ROCK, -1)
+        if pier:
+            # Not joined to the coast, as a pier cut off by the patch's near edge is not.
+            p = c + 0.19 * along - 0.02 * normal
+            cv2.ellipse(lab, _px(p), (int(0.04 * PX), int(0.2 * PX)), angle, 0, 360, PIER, -1)
+        colour = LOGS if what == "logs" else ROCK
+        if what in ("rocks", "upright rocks"):
+            axes = (int(0.09 * PX), int(0.045 * PX))
+            if what == "upright rocks":
+                axes = axes[::-1]
+            cv2.ellipse(lab, _px(c), axes, angle, 0, 360, colour, -1)
+        else:
+            cv2.circle(lab, _px(c), int(0.1 * PX), colour, -1)
         if what == "sheep":
-            along = np.array([-normal[1], normal[0]])
             foot = c - 0.12 * normal
             cv2.line(lab, _px(foot - 0.1 * along), _px(foot + 0.1 * along), GRASS, 3)
     return lab
 
 
-def _grass(lab: np.ndarray, site: Site) -> tuple[int, float, float] | None:
+def _grass(lab: np.ndarray, site: Site) -> GreyIcon | None:
     mid = spot_geometry([site], 0.0)[0][0]
     normal = spot_geometry([site], 1.0)[0][0] - mid
     return grey_icon(icon_patch(lab, PLANE_TO_TOP, mid, normal))
@@ -62,8 +76,10 @@ def test_a_grey_icon_is_found_and_only_the_sheep_has_grass() -> None:
     lab = _view({SITES[2]: "sheep", SITES[11]: "rocks", SITES[20]: "logs"})
     sheep, rocks = _grass(lab, SITES[2]), _grass(lab, SITES[11])
     assert sheep is not None and rocks is not None
-    assert sheep[0] >= 25 and rocks[0] == 0
-    assert abs(sheep[1]) < 0.1 and abs(rocks[2] - 0.43) < 0.1
+    assert sheep.grass >= 25 and rocks.grass == 0
+    assert abs(sheep.along) < 0.1 and abs(rocks.out - 0.43) < 0.1
+    # The rocks lie along the side, the sheep stands.
+    assert rocks.elongation >= 1.5 and sheep.elongation <= 1.1
     # Brown logs and plain sea are no grey icon.
     assert _grass(lab, SITES[20]) is None
     assert _grass(lab, SITES[5]) is None
@@ -97,3 +113,19 @@ def test_without_grass_or_with_a_kind_more_left_nothing_is_named() -> None:
     # A third grey icon: which two are the harbours is not known.
     three = _view({SITES[2]: "sheep", SITES[11]: "rocks", SITES[14]: "rocks"})
     assert _with_grey_pair(read, three, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
+
+
+def test_a_pier_larger_than_the_icon_beside_it_is_not_taken_for_it() -> None:
+    # A lighter print's rocks are not 25% near black (layout F): the icon is the shaded
+    # blob, not the largest one near its place.
+    lab = _view({SITES[11]: "rocks"}, pier=True)
+    rocks = _grass(lab, SITES[11])
+    assert rocks is not None
+    assert rocks.elongation >= 1.5 and abs(rocks.along) < 0.1
+
+
+def test_grass_without_the_rocks_shape_names_neither() -> None:
+    # Rocks standing upright: the grass alone says which is the sheep, the shapes do not.
+    read = _seven((2, 11))
+    lab = _view({SITES[2]: "sheep", SITES[11]: "upright rocks"})
+    assert _with_grey_pair(read, lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
