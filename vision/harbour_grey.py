@@ -15,6 +15,7 @@ or a beach), and not a streak.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -35,12 +36,15 @@ class GreyIcon:
         along, out: the icon's centre along the side and out from it, hex radii.
         elongation: the blob's spread along the side over its spread out (standard
             deviations): the rocks lie along the side (1.4-1.8), the sheep stands (0.9-1.4).
+        warm: share of the blob brown or golden (a* > 0, b* > 8): the rocks have none, the
+            logs 0.2-0.5.
     """
 
     grass: int
     along: float
     out: float
     elongation: float
+    warm: float
 
 
 def icon_patch(
@@ -77,7 +81,7 @@ def grey_icon(
     patch: np.ndarray,
     *,
     place: float = 0.43,
-    reach: float = 0.2,
+    reach: float = 0.25,
     min_area: float = 0.006,
     max_shade: float = 40.0,
     max_warm: float = 0.3,
@@ -99,7 +103,7 @@ def grey_icon(
             asked (:func:`vision.harbours.read_icons`).
         max_elongation: most :attr:`GreyIcon.elongation` (a streak along the coast, a
             frame's edge, is no icon).
-        grass_reach: radius (hex radii) round the place in which green is counted.
+        grass_reach: radius (hex radii) round the icon's centre in which green is counted.
 
     Returns:
         None without such an icon, else the :class:`GreyIcon`.
@@ -134,39 +138,63 @@ def grey_icon(
     if warm > max_warm or elongation > max_elongation:
         return None
     yy, xx = np.mgrid[0:rows, 0:cols]
-    disc = np.hypot(yy - py, xx - px) * STEP <= grass_reach
+    # Round the icon, not its place: an icon printed a quarter of a hex radius along from
+    # where the registration puts it has its grass beside it, not beside the place.
+    disc = np.hypot(yy - centres[best, 1], xx - centres[best, 0]) * STEP <= grass_reach
     grass = int(((a < -6.0) & (b > -8.0) & disc).sum())
     return GreyIcon(
         grass,
         float(centres[best, 0] * STEP - _HALF),
         float(_FAR - centres[best, 1] * STEP),
         elongation,
+        warm,
     )
 
 
-def wool_of_pair(
-    icons: tuple[GreyIcon, GreyIcon], least: int = 8, ratio: float = 2.0, wider: float = 1.2
-) -> int | None:
-    """Which of two grey icons is the sheep (0 or 1), or None when the cues do not agree.
+def ore_and_wool(
+    icons: Sequence[GreyIcon],
+    least: int = 8,
+    ratio: float = 2.0,
+    wider: float = 1.2,
+    lying: float = 1.35,
+    rock_warm: float = 0.1,
+) -> tuple[int, int] | None:
+    """Which of the grey icons are the rocks and the sheep (indices), or None when the cues
+    do not say it.
 
-    Two cues must both say it: the sheep stands on grass, so its side has at least ``least``
-    green pixels (:func:`grey_icon`, at :data:`vision.harbour_text.STEP` a pixel) and
-    ``ratio`` times the other's; and the rocks lie along the side, wider than high, while the
-    sheep stands upright, so the other icon is at least ``wider`` times as elongated
-    (:attr:`GreyIcon.elongation`). On layout E the sheep's grass is 9-50 pixels against the
-    rocks' 0-12 (four times or more), the rocks' elongation 1.4-1.6 against the sheep's
-    0.9-1.0.
+    The sheep is the icon standing on grass: at least ``least`` green pixels
+    (:func:`grey_icon`, at :data:`vision.harbour_text.STEP` a pixel) and ``ratio`` times
+    every other icon's. The rocks lie along the side, wider than high, while the sheep stands
+    upright: exactly one other icon is at least ``wider`` times as elongated
+    (:attr:`GreyIcon.elongation`) as the sheep and at least ``lying``, and has no brown (at
+    most ``rock_warm``). The logs lie along the side too, but shorter and brown: on layout E
+    their elongation is 1.2-1.26 and their brown share 0.2-0.4, the rocks' 1.43-1.62 and 0,
+    the sheep's 0.9-1.0; the sheep's grass (round the icon) 9-59 pixels against the rocks'
+    0. Other dark blobs near a place (the bushes printed on the beach) have no grass and do
+    not lie along the side: they are neither.
 
-    >>> sheep, rocks = GreyIcon(41, 0.0, 0.43, 0.95), GreyIcon(0, 0.0, 0.43, 1.6)
-    >>> wool_of_pair((sheep, rocks)), wool_of_pair((rocks, sheep))
-    (0, 1)
-    >>> wool_of_pair((GreyIcon(41, 0.0, 0.43, 1.6), rocks)) is None  # no shape says it
+    >>> sheep, rocks = GreyIcon(41, 0.0, 0.43, 0.95, 0.0), GreyIcon(0, 0.0, 0.43, 1.6, 0.0)
+    >>> logs = GreyIcon(0, 0.0, 0.43, 1.3, 0.3)
+    >>> ore_and_wool([sheep, rocks]), ore_and_wool([logs, rocks, sheep])
+    ((1, 0), (1, 2))
+    >>> ore_and_wool([GreyIcon(41, 0.0, 0.43, 1.6, 0.0), rocks]) is None  # no shape says it
     True
-    >>> wool_of_pair((GreyIcon(5, 0.0, 0.43, 0.95), rocks)) is None  # too little grass
+    >>> ore_and_wool([GreyIcon(5, 0.0, 0.43, 0.95, 0.0), rocks]) is None  # too little grass
+    True
+    >>> ore_and_wool([sheep, rocks, rocks]) is None  # which are the rocks?
     True
     """
-    hi = 0 if icons[0].grass >= icons[1].grass else 1
-    sheep, rocks = icons[hi], icons[1 - hi]
-    grass = sheep.grass >= least and sheep.grass >= ratio * max(rocks.grass, 1)
-    shape = rocks.elongation >= wider * sheep.elongation
-    return hi if grass and shape else None
+    if len(icons) < 2:
+        return None
+    wool = max(range(len(icons)), key=lambda i: icons[i].grass)
+    sheep = icons[wool]
+    others = [i for i in range(len(icons)) if i != wool]
+    if sheep.grass < least or any(sheep.grass < ratio * max(icons[i].grass, 1) for i in others):
+        return None
+    rocks = [
+        i
+        for i in others
+        if icons[i].elongation >= max(lying, wider * sheep.elongation)
+        and icons[i].warm <= rock_warm
+    ]
+    return (rocks[0], wool) if len(rocks) == 1 else None

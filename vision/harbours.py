@@ -79,7 +79,7 @@ from companion.layouts import (
     EXTENSION_HARBOR_KINDS,
     EXTENSION_HARBOR_SITES,
 )
-from vision.harbour_grey import grey_icon, icon_patch, wool_of_pair
+from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, ore_and_wool
 from vision.harbour_text import generic_harbours, read_ratios
 from vision.scoring import symmetries
 
@@ -750,13 +750,18 @@ def _with_grey_pair(
     sides: frozenset[Site] | None = None,
     apart: float = 0.4,
     confidence: float = 0.9,
+    most_left: int = 3,
 ) -> list[Harbor]:
-    """The harbours with ore and wool named by :mod:`vision.harbour_grey` when they are all
-    that is left of the frame's set: exactly two sides not read (of ``sides`` when a layout
-    was taken) show a grey icon, at least ``apart`` hex radii from each other and from every
-    harbour read (not one icon, or a "3:1", seen from two sides), and the grass tells which
-    is the sheep. Each is given ``confidence``, the least a harbour is reported with."""
-    if Counter(kinds) - Counter(h.kind for h in harbors) != Counter({"ore": 1, "wool": 1}):
+    """The harbours with ore and wool named by :mod:`vision.harbour_grey` when both are left
+    of the frame's set, with at most one other harbour (``most_left`` in all: the logs under
+    a glare, a "3:1" washed out). The grey icons are looked for on the sides not read yet
+    (of ``sides`` when a layout was taken), at least ``apart`` hex radii from every harbour
+    read (not its icon, or its "3:1", seen from another side); one icon seen from two sides
+    is the side's whose place it lies nearest. :func:`vision.harbour_grey.ore_and_wool` says
+    which are the rocks and the sheep, when exactly one icon is each, and each is given
+    ``confidence``, the least a harbour is reported with."""
+    left = Counter(kinds) - Counter(h.kind for h in harbors)
+    if left["ore"] != 1 or left["wool"] != 1 or left.total() > most_left:
         return harbors
     read = {((h.q, h.r), h.side) for h in harbors}
     open_sites = [s for s in sites if s not in read and (sides is None or s in sides)]
@@ -765,28 +770,26 @@ def _with_grey_pair(
     mids = spot_geometry(open_sites, 0.0)[0]
     normals = spot_geometry(open_sites, 1.0)[0] - mids
     taken = spot_geometry(sorted(read), 0.43)[0]
-    found = []
+    found: list[tuple[Site, GreyIcon, np.ndarray, float]] = []
     for site, mid, normal in zip(open_sites, mids, normals, strict=True):
         icon = grey_icon(icon_patch(lab, plane_to_top, mid, normal))
-        if icon is not None:
-            centre = mid + icon.along * np.array([-normal[1], normal[0]]) + icon.out * normal
-            found.append((site, icon, centre))
-    if len(found) != 2:
-        return harbors
-    centres = np.array([c for _, _, c in found])
-    if np.linalg.norm(centres[0] - centres[1]) < apart or (
-        np.linalg.norm(centres[:, None] - taken[None], axis=2).min() < apart
-    ):
-        return harbors
-    wool = wool_of_pair((found[0][1], found[1][1]))
-    if wool is None:
+        if icon is None:
+            continue
+        centre = mid + icon.along * np.array([-normal[1], normal[0]]) + icon.out * normal
+        if np.linalg.norm(taken - centre, axis=1).min() < apart:
+            continue
+        off = float(np.hypot(icon.along, icon.out - 0.43))
+        same = [n for n, f in enumerate(found) if np.linalg.norm(f[2] - centre) < apart]
+        if not same:
+            found.append((site, icon, centre, off))
+        elif off < found[same[0]][3]:
+            found[same[0]] = (site, icon, centre, off)
+    pair = ore_and_wool([icon for _, icon, _, _ in found])
+    if pair is None:
         return harbors
     out_harbors = list(harbors)
-    for (
-        n,
-        ((q, r), side),
-    ) in enumerate(s for s, _, _ in found):
-        kind = "wool" if n == wool else "ore"
+    for n, kind in zip(pair, ("ore", "wool"), strict=True):
+        (q, r), side = found[n][0]
         out_harbors.append(Harbor(q, r, side, kind, confidence))
     return out_harbors
 

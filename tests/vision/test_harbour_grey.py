@@ -32,10 +32,12 @@ def _px(p: np.ndarray) -> tuple[int, int]:
     return (int(round(p[0] * PX + SIZE / 2)), int(round(p[1] * PX + SIZE / 2)))
 
 
-def _view(icons: dict[Site, str], pier: bool = False) -> np.ndarray:
-    """The top view with an icon off each side of ``icons``: "rocks" (grey, lying along the
-    side), "sheep" (grey, upright, on grass), "upright rocks" (no grass) or "logs" (brown);
-    with ``pier``, a light plank larger than the icon beside each."""
+def _view(icons: dict[Site, str], pier: bool = False, shift: float = 0.0) -> np.ndarray:
+    """The top view with an icon off each side of ``icons``, ``shift`` hex radii along the
+    side from its place: "rocks" (grey, lying along the side), "sheep" (grey, upright, on
+    grass), "upright rocks" (no grass), "logs" (brown), "grey logs" (grey, a little wider
+    than high) or "bush" (dark, small, round); with ``pier``, a light plank larger than the
+    icon beside each."""
     lab = np.empty((SIZE, SIZE, 3), np.float32)
     lab[:] = SEA
     lab += np.random.default_rng(0).normal(0.0, 2.0, lab.shape).astype(np.float32)
@@ -47,17 +49,21 @@ def _view(icons: dict[Site, str], pier: bool = False) -> np.ndarray:
         normal = (c - mid) / 0.43
         along = np.array([-normal[1], normal[0]])
         angle = float(np.degrees(np.arctan2(along[1], along[0])))
+        c = c + shift * along
         cv2.circle(lab, _px(c), int(0.17 * PX), (88.0, 0.0, 5.0), -1)
         if pier:
             # Not joined to the coast, as a pier cut off by the patch's near edge is not.
             p = c + 0.19 * along - 0.02 * normal
             cv2.ellipse(lab, _px(p), (int(0.04 * PX), int(0.2 * PX)), angle, 0, 360, PIER, -1)
         colour = LOGS if what == "logs" else ROCK
-        if what in ("rocks", "upright rocks"):
-            axes = (int(0.09 * PX), int(0.045 * PX))
-            if what == "upright rocks":
-                axes = axes[::-1]
-            cv2.ellipse(lab, _px(c), axes, angle, 0, 360, colour, -1)
+        if what in ("rocks", "upright rocks", "grey logs"):
+            axes = {"grey logs": (0.075, 0.06), "upright rocks": (0.045, 0.09)}.get(
+                what, (0.09, 0.045)
+            )
+            size = (int(axes[0] * PX), int(axes[1] * PX))
+            cv2.ellipse(lab, _px(c), size, angle, 0, 360, colour, -1)
+        elif what == "bush":
+            cv2.circle(lab, _px(c), int(0.07 * PX), colour, -1)
         else:
             cv2.circle(lab, _px(c), int(0.1 * PX), colour, -1)
         if what == "sheep":
@@ -104,15 +110,36 @@ def test_ore_and_wool_are_named_when_they_are_all_that_is_left() -> None:
     assert added == {SITES[2]: "wool", SITES[11]: "ore"}
 
 
-def test_without_grass_or_with_a_kind_more_left_nothing_is_named() -> None:
+def test_without_grass_or_with_two_kinds_more_left_nothing_is_named() -> None:
     read = _seven((2, 11))
     rocks = _view({SITES[2]: "rocks", SITES[11]: "rocks"})
     assert _with_grey_pair(read, rocks, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
     pair = _view({SITES[2]: "sheep", SITES[11]: "rocks"})
-    assert _with_grey_pair(read[1:], pair, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read[1:]
-    # A third grey icon: which two are the harbours is not known.
+    assert _with_grey_pair(read[2:], pair, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read[2:]
+    # Two icons lying along their sides: which one is the rocks is not known.
     three = _view({SITES[2]: "sheep", SITES[11]: "rocks", SITES[14]: "rocks"})
     assert _with_grey_pair(read, three, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
+
+
+def test_with_one_more_kind_left_ore_and_wool_are_named_beside_short_logs_and_a_bush() -> None:
+    # The logs washed grey by a glare lie along their side too, but shorter than the rocks;
+    # a bush printed on the beach is dark, round and without grass.
+    seven = _seven((2, 11))
+    logs = next(((h.q, h.r), h.side) for h in seven if h.kind == "lumber")
+    read = [h for h in seven if h.kind != "lumber"]
+    icons = {SITES[2]: "sheep", SITES[11]: "rocks", logs: "grey logs", SITES[18]: "bush"}
+    lab = _view(icons)
+    got = _with_grey_pair(read, lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS)
+    added = {((h.q, h.r), h.side): h.kind for h in got[len(read) :]}
+    assert added == {SITES[2]: "wool", SITES[11]: "ore"}
+
+
+def test_icons_printed_a_quarter_radius_along_are_found_with_their_grass() -> None:
+    lab = _view({SITES[2]: "sheep", SITES[11]: "rocks"}, shift=0.23)
+    sheep, rocks = _grass(lab, SITES[2]), _grass(lab, SITES[11])
+    assert sheep is not None and rocks is not None
+    assert sheep.grass >= 25 and rocks.grass == 0
+    assert abs(sheep.along - 0.23) < 0.05
 
 
 def test_a_pier_larger_than_the_icon_beside_it_is_not_taken_for_it() -> None:
