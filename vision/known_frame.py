@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.board import Board, Hex, Terrain
+from companion.board import Board, Hex, Terrain, hex_center
+from vision.frame_islands import unconfirmed_islands
 from vision.register import (
     _BAND_CANDIDATES,
     _BAND_WEIGHT,
@@ -47,6 +48,7 @@ from vision.register import (
     Lattice,
     NoBoardError,
     Registration,
+    _robust_homography,
     _rotation_matrix,
     _sample,
     axial_to_plane,
@@ -157,9 +159,12 @@ class FrameRegistration(Registration):
 
     Attributes:
         sea_hexes: the frame's sea hexes (known, where ``sea_fraction`` is what was seen).
+        unconfirmed: land hexes of the islands the image places elsewhere
+            (:mod:`vision.frame_islands`); the registration is then ambiguous.
     """
 
     sea_hexes: tuple[Hex, ...] = ()
+    unconfirmed: tuple[Hex, ...] = ()
 
 
 def register_frame(bgr: np.ndarray, frame: KnownFrame) -> FrameRegistration:
@@ -171,8 +176,10 @@ def register_frame(bgr: np.ndarray, frame: KnownFrame) -> FrameRegistration:
 
     Returns:
         The registration (``kind`` the frame's, ``hexes`` its hexes), homography board plane
-        -> pixels of ``bgr``; ``ambiguous`` when another placement, not the same board, was
-        nearly as good.
+        -> pixels of ``bgr`` fitted to the chips seen on the map's chip hexes
+        (:func:`fit_on_chip_hexes`); ``ambiguous`` when another placement, not the same board,
+        was nearly as good, or when an island is not where the image has it
+        (``unconfirmed``).
 
     Raises:
         NoBoardError: no lattice of chips, no sea band round the placed map, a placement
@@ -182,7 +189,8 @@ def register_frame(bgr: np.ndarray, frame: KnownFrame) -> FrameRegistration:
     if not frame.chip_hexes:
         raise ValueError("a known frame needs land hexes where chips may lie")
     lat = find_lattice(bgr)
-    k, t, cost, ambiguous, sea, band = place_known_frame(lat, frame)
+    blue = board_sea_mask(lat.small, lat.h_lat, lat.chip_cells)
+    k, t, cost, ambiguous, sea, band = place_known_frame(lat, frame, blue)
     if band < _MIN_BAND_SEA:
         raise NoBoardError(
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice have no sea "
@@ -201,13 +209,43 @@ def register_frame(bgr: np.ndarray, frame: KnownFrame) -> FrameRegistration:
             f"the map is not seen whole: chips were found on {len(reg.chip_hexes & frame.chips)}"
             f" of its {len(frame.chips)} chip hexes at best"
         )
-    return FrameRegistration(**vars(reg), sea_hexes=tuple(sorted(frame.sea)))
+    reg.homography = fit_on_chip_hexes(reg, frame)
+    to_small = np.diag([lat.scale, lat.scale, 1.0]) @ reg.homography
+    off = sorted(h for g in unconfirmed_islands(blue, to_small, frame.land) for h in g)
+    reg.ambiguous = reg.ambiguous or bool(off)
+    return FrameRegistration(
+        **vars(reg), sea_hexes=tuple(sorted(frame.sea)), unconfirmed=tuple(off)
+    )
+
+
+def fit_on_chip_hexes(reg: Registration, frame: KnownFrame) -> np.ndarray:
+    """The homography (float64 (3, 3), board plane -> pixels) fitted to the chips seen on the
+    map's chip hexes only, robustly (``vision.register._robust_homography``).
+
+    The lattice's own homography was fitted to every disc it took as a chip; a harbour token,
+    a Catan chip or a gift on a chip-less island's coast is one too, and a disc off its
+    hex's centre bends the fit most where nothing else holds it: at the far, chip-less hexes
+    (0.78 hex spacings off on Forgotten Tribe, seed 5). The map says which hexes hold a chip,
+    so only those chips are fitted. ``reg.homography`` when fewer than 4 remain.
+    """
+    hexes = sorted(reg.chip_hexes & frame.chip_hexes)
+    if len(hexes) < 4 or not reg.candidates:
+        return reg.homography
+    src = np.array([hex_center(h) for h in hexes])
+    cands = np.array([[c.x, c.y] for c in reg.candidates])
+    # Each chip hex's disc: the candidate nearest where the lattice put the hex's centre.
+    near = np.linalg.norm(reg.project(src)[:, None] - cands[None], axis=2).argmin(axis=1)
+    fitted = _robust_homography(src, cands[near])
+    if fitted is None:
+        return reg.homography
+    return fitted / fitted[2, 2]
 
 
 def place_known_frame(
-    lat: Lattice, frame: KnownFrame
+    lat: Lattice, frame: KnownFrame, blue: np.ndarray | None = None
 ) -> tuple[int, Hex, float, bool, dict[Hex, float], float]:
-    """Choose the rotation and translation of ``frame`` that best explain chips and sea.
+    """Choose the rotation and translation of ``frame`` that best explain chips and sea
+    (``blue``: the lattice's ``board_sea_mask`` when already made).
 
     Returns ``(k, t, cost, ambiguous, sea, band)`` where frame hex = rotate(lattice cell, k)
     + t, ``sea`` is the sea fraction per lattice cell examined and ``band`` the fraction of
@@ -225,7 +263,8 @@ def place_known_frame(
     # Every lattice cell any proposal lays the frame or its ring on is measured once.
     outline = frame.hexes | ring
     cells = {_cell(h, k, t) for k, t in proposals for h in outline}
-    blue = board_sea_mask(lat.small, lat.h_lat, lat.chip_cells)
+    if blue is None:
+        blue = board_sea_mask(lat.small, lat.h_lat, lat.chip_cells)
     sea = sea_fraction(lat.small, lat.h_lat, sorted(cells), blue)
     results = sorted((_cost(frame, ring, chips, sea, k, t), k, t) for k, t in proposals)
     band_pts = band_points(tuple(sorted(frame.hexes)))

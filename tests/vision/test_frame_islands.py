@@ -1,0 +1,94 @@
+"""A known frame's islands checked against the image, and its homography fitted on the map's
+chip hexes only (``vision.frame_islands``, ``vision.known_frame``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision.known_frame as known_frame
+from companion.board import hex_center
+from companion.scenario import load_scenario
+from vision.frame_islands import islands, placement_gap, unconfirmed_islands
+from vision.known_board import register_known
+from vision.known_frame import KnownFrame, fit_on_chip_hexes, register_frame
+from vision.register import ChipCandidate, Registration, _robust_homography, project, sea_mask
+from vision.synth.render import Conditions, render_board
+
+# The map of seed 5's certain-but-wrong registration: a main island with the chips, and four
+# chip-less islands of 1-3 hexes beyond its ring of sea.
+BOARD = load_scenario("forgotten-tribe", 4, seed=5).board
+FRAME = KnownFrame.of_board(BOARD)
+# A plane homography near the identity that leaves the middle of the map nearly in place
+# and moves hexes 4-6 radii out by 0.5-1.9 hex radii: an extrapolation gone wrong.
+BEND = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.04, 0.02, 1.0]])
+
+
+@pytest.fixture(scope="module")
+def shot():
+    cond = Conditions(tilt_deg=20.0, tilt_dir_deg=60.0, rotation_deg=35.0)
+    return render_board(BOARD, width=960, height=540, rng=5, conditions=cond)
+
+
+def spacing_errors(h: np.ndarray, truth: np.ndarray, hexes: list) -> np.ndarray:
+    """Distances (hex spacings) between each hex centre under ``h`` and under ``truth``."""
+    centres = np.array([hex_center(x) for x in hexes])
+    step = float(np.linalg.norm(np.diff(project(truth, np.array([[0, 0], [3**0.5, 0]])), axis=0)))
+    return np.linalg.norm(project(h, centres) - project(truth, centres), axis=1) / step
+
+
+def test_the_maps_islands_are_its_land_joined_by_sides():
+    groups = islands(FRAME.land)
+    assert sum(map(len, groups)) == len(FRAME.land)
+    assert len(groups) == 5 and len(groups[0]) == 21  # the main island, then the tribe's
+
+
+def test_islands_in_place_are_confirmed_and_bent_ones_are_not(shot):
+    sea = sea_mask(shot.image)
+    assert unconfirmed_islands(sea, shot.homography, FRAME.land) == []
+    bent = shot.homography @ BEND
+    off = unconfirmed_islands(sea, bent, FRAME.land)
+    # Every island drawn half a hex spacing or more off its place is found out.
+    far_off = [
+        g for g in islands(FRAME.land) if spacing_errors(bent, shot.homography, g).max() > 0.45
+    ]
+    assert len(far_off) >= 2 and all(g in off for g in far_off)
+    assert all(placement_gap(sea, bent, g, FRAME.land) > 0.15 for g in far_off)
+
+
+def test_a_misplaced_chipless_island_is_not_reported_certain(shot, monkeypatch):
+    reg = register_frame(shot.image, FRAME)
+    assert not reg.ambiguous and reg.unconfirmed == ()
+    assert spacing_errors(reg.homography, shot.homography, sorted(FRAME.land)).max() < 0.25
+    # The same placement with its homography bent at the far, chip-less islands (the chips of
+    # the main island still fitting it): reported uncertain, the islands named, and refused
+    # by the camera link's registrar.
+    monkeypatch.setattr(known_frame, "fit_on_chip_hexes", lambda r, f: r.homography @ BEND)
+    bent = register_frame(shot.image, FRAME)
+    assert bent.ambiguous and set(bent.unconfirmed) - FRAME.chip_hexes
+    assert set(bent.unconfirmed) <= FRAME.land
+    with pytest.raises(ValueError, match="more than one placement"):
+        register_known(shot.image, BOARD)
+
+
+def test_the_homography_is_fitted_on_the_maps_chip_hexes_only():
+    # Discs off-centre on chip-less hexes (harbour tokens, gifts on the coasts) taken for
+    # chips bend a fit through every disc, most at the far hexes; the map says they are none.
+    truth = np.array([[40.0, 6.0, 480.0], [-3.0, 36.0, 270.0], [0.00002, 0.012, 1.0]])
+    chips = sorted(FRAME.chip_hexes)
+    strays = [(-2, -2), (4, 0), (-1, 4)]  # hexes of the chip-less islands
+    assert not set(strays) & FRAME.chip_hexes and set(strays) <= FRAME.land
+    src = np.array([hex_center(h) for h in [*chips, *strays]])
+    # The chips' centres as found (about a pixel off), the strays half a hex radius off.
+    dst = project(truth, src) + np.random.default_rng(0).normal(0.0, 1.0, (len(src), 2))
+    dst[-3:] += 20.0 * np.array([[1, 0], [0, 1], [-1, 0]])
+    reg = Registration(
+        kind=FRAME.kind,
+        hexes=sorted(FRAME.hexes),
+        homography=_robust_homography(src, dst),  # the lattice's: through every disc
+        chip_hexes={*chips, *strays},
+        candidates=[ChipCandidate(float(x), float(y), 14.0) for x, y in dst],
+    )
+    far = sorted(FRAME.land - FRAME.chip_hexes)
+    assert spacing_errors(reg.homography, truth, far).max() > 0.2
+    assert spacing_errors(fit_on_chip_hexes(reg, FRAME), truth, far).max() < 0.1

@@ -1,0 +1,134 @@
+"""Is each island of a placed map where the photo shows it?
+
+A known frame (``vision.known_frame``) is laid on the chips' lattice, and its homography is
+fitted to the chips. Hexes far from every chip (a Seafarers map's chip-less outer islands,
+fog, deserts) are placed by extrapolation only: a chip-sized blob that is no chip, or too few
+chips on one side of the map, bends the fit there, and an island can be drawn most of a hex
+off while the chips fit well. Nothing else in the registration looks at those hexes, so this
+asks the image: each island of the map (land hexes joined by their sides) is drawn as a
+land/sea template in the board plane (its land hexes' interiors should not be sea; just
+beyond each coast side, where the map has sea or ends, should be sea) and slid over the
+image's sea mask. An island placed right agrees with the image at its own place about as well
+as anywhere near it; one placed off agrees clearly better somewhere else, and is reported
+*unconfirmed*.
+
+The gap allowed (:data:`MAX_GAP`) was chosen on the scenario bench's renders of seeds 0-2 (see
+docs/vision-tracking.md, "Scenario maps: the known frame").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from companion.board import SQRT3, Hex, hex_center
+from vision.register import _sample, circle_points, project
+
+_NEIGHBOURS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+# Land samples per hex (board-plane offsets, hex radii): the centre and two rings inside.
+_LAND = circle_points((0.3, 0.6), 8, centre=True)
+# Sea samples beyond a coast side: distances from the hex centre, offsets along the side.
+_SEA_REACH = (SQRT3 / 2 + 0.25, SQRT3 / 2 + 0.55)
+_SEA_ALONG = (-0.4, 0.0, 0.4)
+# The island's template is slid this far (hex radii) each way, on a grid of this step: a
+# misplaced island seen on renders was up to 1.6 radii (0.93 hex spacings) off.
+_REACH = 1.6
+_STEP = 0.1
+# Agreement (0..1: the mean of the land samples off the sea and the sea samples on it) that
+# the best shift may have over the island's own place. Right islands (errors <= 0.11 hex
+# spacings) reached 0.094; islands 0.3 spacings off or more 0.16-0.37 (seeds 0-2).
+MAX_GAP = 0.15
+
+
+def islands(land: Iterable[Hex]) -> list[list[Hex]]:
+    """The map's islands: groups of land hexes joined by a side, largest first.
+
+    >>> islands([(0, 0), (1, 0), (3, 0)])
+    [[(0, 0), (1, 0)], [(3, 0)]]
+    """
+    left, out = set(land), []
+    while left:
+        start = min(left)
+        left.discard(start)
+        group, stack = [start], [start]
+        while stack:
+            q, r = stack.pop()
+            for dq, dr in _NEIGHBOURS:
+                n = (q + dq, r + dr)
+                if n in left:
+                    left.discard(n)
+                    group.append(n)
+                    stack.append(n)
+        out.append(sorted(group))
+    return sorted(out, key=lambda g: (-len(g), g))
+
+
+def island_template(island: list[Hex], land: frozenset[Hex]) -> tuple[np.ndarray, np.ndarray]:
+    """Board-plane samples (hex radii) that should be land, and that should be sea.
+
+    Returns ``(land_pts, sea_pts)``, float64 (N, 2) and (M, 2): the island's hex interiors,
+    and points just beyond each of its sides whose other hex is not land (sea, or off the map:
+    the frame's sea band).
+    """
+    centres = np.array([hex_center(h) for h in island])
+    land_pts = (centres[:, None, :] + _LAND[None]).reshape(-1, 2)
+    sea_pts = []
+    for (q, r), c in zip(island, centres, strict=True):
+        for dq, dr in _NEIGHBOURS:
+            if (q + dq, r + dr) in land:
+                continue
+            u = (np.array(hex_center((q + dq, r + dr))) - c) / SQRT3
+            along = np.array([-u[1], u[0]])
+            sea_pts += [c + u * d + along * a for d in _SEA_REACH for a in _SEA_ALONG]
+    return land_pts, np.array(sea_pts).reshape(-1, 2)
+
+
+_SHIFTS = np.array(
+    [
+        (x, y)
+        for x in np.arange(-_REACH, _REACH + 1e-9, _STEP)
+        for y in np.arange(-_REACH, _REACH + 1e-9, _STEP)
+        if x * x + y * y <= _REACH**2 + 1e-9
+    ]
+)
+
+
+def placement_gap(
+    sea: np.ndarray, homography: np.ndarray, island: list[Hex], land: frozenset[Hex]
+) -> float:
+    """How much better the island's template agrees with the image shifted than in place.
+
+    Args:
+        sea: bool (H, W) sea mask of the image (``vision.register.board_sea_mask``).
+        homography: float (3, 3), board plane (hex radii) -> pixels of ``sea``.
+        island: the island's hexes; land: every land hex of the map.
+
+    Returns:
+        The best agreement over shifts up to :data:`_REACH` hex radii less the agreement in
+        place (0 when no shift does better); agreements run 0..1.
+    """
+    land_pts, sea_pts = island_template(island, land)
+
+    def agreement(pts: np.ndarray, want_sea: bool) -> np.ndarray:
+        moved = (_SHIFTS[:, None, :] + pts[None]).reshape(-1, 2)
+        on_sea = _sample(sea, project(homography, moved)).reshape(len(_SHIFTS), len(pts))
+        return on_sea.mean(axis=1) if want_sea else 1.0 - on_sea.mean(axis=1)
+
+    score = agreement(land_pts, False)
+    if len(sea_pts):
+        score = (score + agreement(sea_pts, True)) / 2.0
+    here = int(np.argmin(np.linalg.norm(_SHIFTS, axis=1)))
+    return float(score.max() - score[here])
+
+
+def unconfirmed_islands(
+    sea: np.ndarray, homography: np.ndarray, land: frozenset[Hex]
+) -> list[list[Hex]]:
+    """The islands of ``land`` the image places elsewhere (gap over :data:`MAX_GAP`).
+
+    Args:
+        sea: bool (H, W) sea mask; homography: float (3, 3) board plane -> its pixels.
+        land: the map's land hexes.
+    """
+    return [g for g in islands(land) if placement_gap(sea, homography, g, land) > MAX_GAP]
