@@ -198,3 +198,16 @@ def ore_and_wool(
         and icons[i].warm <= rock_warm
     ]
     return (rocks[0], wool) if len(rocks) == 1 else None
+
+
+def is_logs(icon: GreyIcon, brown: float = 0.1, lying: float = 1.35, least: int = 8) -> bool:
+    """Can a grey icon be the logs? Brown in part (at least ``brown``: the rocks and the
+    bushes printed on the beach have next to none), not lying along the side like the rocks
+    (elongation below ``lying``), not on grass like the sheep (fewer than ``least`` green
+    pixels). On layout E the logs' brown share is 0.2-0.41, the rocks' 0, the bushes'
+    0.01-0.05.
+
+    >>> is_logs(GreyIcon(0, 0.1, 0.4, 1.26, 0.2)), is_logs(GreyIcon(0, 0.2, 0.43, 1.5, 0.0))
+    (True, False)
+    """
+    return icon.warm >= brown and icon.elongation < lying and icon.grass < least

@@ -79,7 +79,7 @@ from companion.layouts import (
     EXTENSION_HARBOR_KINDS,
     EXTENSION_HARBOR_SITES,
 )
-from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, ore_and_wool
+from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, is_logs, ore_and_wool
 from vision.harbour_text import generic_harbours, read_ratios
 from vision.scoring import symmetries
 
@@ -632,6 +632,7 @@ def read_harbours(
             harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
             harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]), layout)
             harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout)
+            harbors = _with_last_logs(harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout)
             unread = len(layout) - len(harbors)
             if unread:
                 warnings.append(
@@ -651,8 +652,9 @@ def read_harbours(
         harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]))
         by_icons = {((h.q, h.r), h.side) for h in harbors}
         harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2])
-        # Sides named by what is printed there: an icon or a "3:1" of the kind read, or the
-        # grey pair (told by two cues).
+        harbors = _with_last_logs(harbors, lab, plane_to_top, sites, STANDARD[kind][2])
+        # Sides named by what is printed there: an icon or a "3:1" of the kind read, or a
+        # grey icon (the pair told by two cues, the last logs).
         marked = {
             ((h.q, h.r), h.side)
             for h in harbors
@@ -741,32 +743,22 @@ def _with_icons(
     return out, added, len(dropped)
 
 
-def _with_grey_pair(
-    harbors: list[Harbor],
+def _grey_icons(
+    harbors: Sequence[Harbor],
     lab: np.ndarray,
     plane_to_top: np.ndarray,
     sites: Sequence[Site],
-    kinds: Sequence[str],
     sides: frozenset[Site] | None = None,
     apart: float = 0.4,
-    confidence: float = 0.9,
-    most_left: int = 3,
-) -> list[Harbor]:
-    """The harbours with ore and wool named by :mod:`vision.harbour_grey` when both are left
-    of the frame's set, with at most one other harbour (``most_left`` in all: the logs under
-    a glare, a "3:1" washed out). The grey icons are looked for on the sides not read yet
-    (of ``sides`` when a layout was taken), at least ``apart`` hex radii from every harbour
-    read (not its icon, or its "3:1", seen from another side); one icon seen from two sides
-    is the side's whose place it lies nearest. :func:`vision.harbour_grey.ore_and_wool` says
-    which are the rocks and the sheep, when exactly one icon is each, and each is given
-    ``confidence``, the least a harbour is reported with."""
-    left = Counter(kinds) - Counter(h.kind for h in harbors)
-    if left["ore"] != 1 or left["wool"] != 1 or left.total() > most_left:
-        return harbors
+) -> list[tuple[Site, GreyIcon]]:
+    """The grey icons (:func:`vision.harbour_grey.grey_icon`) off the sides not read yet (of
+    ``sides`` when a layout was taken). An icon within ``apart`` hex radii of a harbour read
+    is that harbour's (its icon, or its "3:1", seen from another side) and left out; one icon
+    found from two sides is the side's whose place it lies nearest."""
     read = {((h.q, h.r), h.side) for h in harbors}
     open_sites = [s for s in sites if s not in read and (sides is None or s in sides)]
     if not open_sites or not read:
-        return harbors
+        return []
     mids = spot_geometry(open_sites, 0.0)[0]
     normals = spot_geometry(open_sites, 1.0)[0] - mids
     taken = spot_geometry(sorted(read), 0.43)[0]
@@ -784,7 +776,30 @@ def _with_grey_pair(
             found.append((site, icon, centre, off))
         elif off < found[same[0]][3]:
             found[same[0]] = (site, icon, centre, off)
-    pair = ore_and_wool([icon for _, icon, _, _ in found])
+    return [(site, icon) for site, icon, _, _ in found]
+
+
+def _with_grey_pair(
+    harbors: list[Harbor],
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+    kinds: Sequence[str],
+    sides: frozenset[Site] | None = None,
+    confidence: float = 0.9,
+    most_left: int = 3,
+) -> list[Harbor]:
+    """The harbours with ore and wool named by :mod:`vision.harbour_grey` when both are left
+    of the frame's set, with at most one other harbour (``most_left`` in all: the logs under
+    a glare, a "3:1" washed out). Of the grey icons off the sides not read
+    (:func:`_grey_icons`), :func:`vision.harbour_grey.ore_and_wool` says which are the rocks
+    and the sheep, when exactly one icon is each, and each is given ``confidence``, the least
+    a harbour is reported with."""
+    left = Counter(kinds) - Counter(h.kind for h in harbors)
+    if left["ore"] != 1 or left["wool"] != 1 or left.total() > most_left:
+        return harbors
+    found = _grey_icons(harbors, lab, plane_to_top, sites, sides)
+    pair = ore_and_wool([icon for _, icon in found])
     if pair is None:
         return harbors
     out_harbors = list(harbors)
@@ -792,6 +807,33 @@ def _with_grey_pair(
         (q, r), side = found[n][0]
         out_harbors.append(Harbor(q, r, side, kind, confidence))
     return out_harbors
+
+
+def _with_last_logs(
+    harbors: list[Harbor],
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+    kinds: Sequence[str],
+    sides: frozenset[Site] | None = None,
+    confidence: float = 0.9,
+) -> list[Harbor]:
+    """The harbours with lumber named when it is all the frame's set has left and exactly
+    one grey icon off the sides not read (:func:`_grey_icons`) is logs
+    (:func:`vision.harbour_grey.is_logs`): logs too grey for :func:`read_icons`' wood colour
+    (a glare, a greyer print) are still the only brown icon lying along their side. It is
+    given ``confidence``, the least a harbour is reported with."""
+    if Counter(kinds) - Counter(h.kind for h in harbors) != Counter({"lumber": 1}):
+        return harbors
+    logs = [
+        site
+        for site, icon in _grey_icons(harbors, lab, plane_to_top, sites, sides)
+        if is_logs(icon)
+    ]
+    if len(logs) != 1:
+        return harbors
+    (q, r), side = logs[0]
+    return [*harbors, Harbor(q, r, side, "lumber", confidence)]
 
 
 def _complete(

@@ -13,7 +13,7 @@ import numpy as np
 from companion.board import Harbor, Terrain, Tile, base_frame, hex_corner_points
 from companion.layouts import BASE_HARBOR_KINDS
 from vision.harbour_grey import GreyIcon, grey_icon, icon_patch
-from vision.harbours import Site, _with_grey_pair, coast_sites, spot_geometry
+from vision.harbours import Site, _with_grey_pair, _with_last_logs, coast_sites, spot_geometry
 
 PX = 60.0
 SIZE = 660
@@ -36,7 +36,8 @@ def _view(icons: dict[Site, str], pier: bool = False, shift: float = 0.0) -> np.
     """The top view with an icon off each side of ``icons``, ``shift`` hex radii along the
     side from its place: "rocks" (grey, lying along the side), "sheep" (grey, upright, on
     grass), "upright rocks" (no grass), "logs" (brown), "grey logs" (grey, a little wider
-    than high) or "bush" (dark, small, round); with ``pier``, a light plank larger than the
+    than high), "dull logs" (grey, round, a brown stripe along) or "bush" (dark, small, round);
+    with ``pier``, a light plank larger than the
     icon beside each."""
     lab = np.empty((SIZE, SIZE, 3), np.float32)
     lab[:] = SEA
@@ -62,6 +63,11 @@ def _view(icons: dict[Site, str], pier: bool = False, shift: float = 0.0) -> np.
             )
             size = (int(axes[0] * PX), int(axes[1] * PX))
             cv2.ellipse(lab, _px(c), size, angle, 0, 360, colour, -1)
+        elif what == "dull logs":
+            # Grey under a glare, brown in part: a brown log along the side over grey ones.
+            size = (int(0.09 * PX), int(0.09 * PX))
+            cv2.ellipse(lab, _px(c), size, angle, 0, 360, colour, -1)
+            cv2.line(lab, _px(c - 0.06 * along), _px(c + 0.06 * along), LOGS, 2)
         elif what == "bush":
             cv2.circle(lab, _px(c), int(0.07 * PX), colour, -1)
         else:
@@ -156,3 +162,34 @@ def test_grass_without_the_rocks_shape_names_neither() -> None:
     read = _seven((2, 11))
     lab = _view({SITES[2]: "sheep", SITES[11]: "upright rocks"})
     assert _with_grey_pair(read, lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
+
+
+def _eight() -> tuple[list[Harbor], Site]:
+    """The frame's set but lumber, and the side the lumber harbour was on."""
+    seven = _seven((2, 11))
+    logs = next(((h.q, h.r), h.side) for h in seven if h.kind == "lumber")
+    pair = [
+        Harbor(q, r, side, k, 0.9) for ((q, r), side), k in ((SITES[2], "wool"), (SITES[11], "ore"))
+    ]
+    return [h for h in seven if h.kind != "lumber"] + pair, logs
+
+
+def test_the_last_logs_are_named_when_they_are_the_only_dull_brown_icon() -> None:
+    read, logs = _eight()
+    lab = _view({logs: "dull logs", SITES[18]: "bush"})
+    got = _with_last_logs(read, lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS)
+    assert {((h.q, h.r), h.side): h.kind for h in got[len(read) :]} == {logs: "lumber"}
+
+
+def test_grey_icons_that_are_no_logs_or_two_logs_name_no_lumber() -> None:
+    read, logs = _eight()
+    for icons in (
+        {logs: "grey logs"},
+        {logs: "rocks"},
+        {logs: "dull logs", SITES[18]: "dull logs"},
+    ):
+        lab = _view(icons)
+        assert _with_last_logs(read, lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read
+    # With another kind left too, the logs are not the last.
+    lab = _view({logs: "dull logs"})
+    assert _with_last_logs(read[1:], lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read[1:]
