@@ -544,34 +544,39 @@ def _read_chips(
     if no_reader is not None:
         warnings.append(f"uncertain: no chip reader available ({no_reader}); numbers are not read")
         return {}, {}, set()
-    from vision.chips import read_chips_jointly
+    from vision.chips import CHIP_VALUES, ChipReading, read_chips_jointly
 
     top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
     hexes: list[Hex] = []
     readings = []
+    red: list[bool] = []
     for i, h in enumerate(reg.hexes):
         if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
             continue
-        reading = _read_disc(image, top, top_to_image, discs[h], covered)
+        reading = _read_disc(image, top, top_to_image, discs[h], None)
         if reading is None:
             continue
         hexes.append(h)
+        # Red ink is 6 or 8 whatever part of the numeral shows, and survives a hand over the
+        # rest: the one cue of a hidden chip kept, for the deduction from the counts only.
+        red.append(reading.red)
+        if covered is not None and _disc_cover(covered, discs[h]) >= _CHIP_HIDDEN:
+            reading = ChipReading(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), False, None)
         readings.append(reading)
     expected = CHIP_COUNTS.get(reg.kind)
     deduced: set[Hex] = set()
     if expected is not None and readings:
         values = read_chips_jointly(readings, expected)
         confs = _joint_confidences(readings, values, expected, read_chips_jointly)
-        filled = _fill_from_counts(values, expected)
+        filled = _fill_from_counts(values, expected, red)
         if filled != values:
-            deduced = {h for h, v in zip(hexes, values, strict=True) if v is None}
+            new = [v is None and f is not None for v, f in zip(values, filled, strict=True)]
+            deduced = {h for h, d in zip(hexes, new, strict=True) if d}
             n = len(deduced)
             warnings.append(
                 f"uncertain: {n} chip(s) not read, their number deduced from the chip counts"
             )
-            confs = [
-                _FILL_CONFIDENCE if v is None else c for v, c in zip(values, confs, strict=True)
-            ]
+            confs = [_FILL_CONFIDENCE if d else c for d, c in zip(new, confs, strict=True)]
             values = filled
     else:
         values = [r.value for r in readings]
@@ -689,22 +694,54 @@ def _disc_cover(covered: np.ndarray, disc: tuple[float, float, float]) -> float:
     return float(covered[yi[ok], xi[ok]].mean()) if ok.any() else 0.0
 
 
-def _fill_from_counts(values: list[int | None], expected: Counter[int]) -> list[int | None]:
-    """The board's chip values with the unread ones (None) given the one value the counts
-    leave over, when they leave exactly that many chips of one value; else unchanged.
+def _fill_from_counts(
+    values: list[int | None], expected: Counter[int], red: list[bool] | None = None
+) -> list[int | None]:
+    """The board's chip values with the unread ones (None) given what the counts leave over,
+    where every way of laying the left-over chips on the unread ones agrees on the value.
 
-    Such a value is a deduction, right only if every other chip was read right (and the
-    terrain put the chips on the right hexes): it is given :data:`_FILL_CONFIDENCE`, never
-    enough for a certain board.
+    The counts must leave exactly as many chips as are unread. An unread chip whose ink shows
+    red (``red``, one flag per chip; a hand may hide all but part of the numeral) takes a 6 or
+    an 8 only; any other takes any value (black ink is no proof: a red numeral half hidden or
+    dimmed can measure black). Such a value is a deduction, right only if every other chip was
+    read right (and the terrain put the chips on the right hexes): it is given
+    :data:`_FILL_CONFIDENCE`, never enough for a certain board.
 
     >>> _fill_from_counts([2, None, 3], Counter({2: 1, 3: 2}))
     [2, 3, 3]
     >>> _fill_from_counts([None, None, 3], Counter({2: 1, 3: 2}))
     [None, None, 3]
+    >>> _fill_from_counts([None, None, 3], Counter({6: 1, 3: 2}), [False, True, False])
+    [3, 6, 3]
     """
     left = expected - Counter(v for v in values if v is not None)
-    unread = sum(v is None for v in values)
-    if not unread or len(left) != 1 or sum(left.values()) != unread:
+    unread = [i for i, v in enumerate(values) if v is None]
+    if not unread or sum(left.values()) != len(unread) or len(unread) > _FILL_MAX:
         return values
-    value = next(iter(left))
-    return [value if v is None else v for v in values]
+    allowed = [{6, 8} if red is not None and red[i] else set(left) for i in unread]
+    seen: list[set[int]] = [set() for _ in unread]
+
+    def lay(k: int, pool: Counter[int]) -> bool:
+        """Lay the pool on the unread chips from the k-th on; note each chip's values of every
+        complete laying in ``seen``. False when no laying is complete."""
+        if k == len(unread):
+            return True
+        found = False
+        for v in sorted(pool):
+            if pool[v] > 0 and v in allowed[k] and lay(k + 1, pool - Counter({v: 1})):
+                seen[k].add(v)
+                found = True
+        return found
+
+    if not lay(0, left):
+        return values
+    out = list(values)
+    for k, i in enumerate(unread):
+        if len(seen[k]) == 1:
+            out[i] = next(iter(seen[k]))
+    return out
+
+
+#: at most this many unread chips are deduced from the counts (the layings grow as their
+#: factorial; a board with more unread chips is read too poorly to deduce anything from)
+_FILL_MAX = 8

@@ -186,3 +186,71 @@ def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts()
     covered2[int(y - r) : int(y + r), int(x - r) : int(x + r)] = True
     numbers, _, deduced = _read_chips(None, top, plane_to_top, reg, terrain, discs, covered2, [])
     assert numbers[hidden] is None and numbers[other] is None and not deduced
+
+
+def test_hidden_chips_are_told_apart_by_red_ink_in_the_deduction() -> None:
+    # Two chips under hands: a 12 whose 1 is hidden and a 6 of which only the right edge of
+    # its red numeral shows. The counts leave a 12 and a 6 for them: alone they do not say
+    # which is which, the red ink does; with no red showing nothing is deduced.
+    from collections import Counter
+
+    from companion.board import Terrain, base_frame
+    from vision.read_board import CHIP_COUNTS, _read_chips
+    from vision.register import Registration
+    from vision.terrain import TerrainReading
+
+    hexes = base_frame()
+    land = [h for h in hexes if h != (0, 0)]
+    pool = sorted(CHIP_COUNTS["base"].elements())
+    values = dict(zip(land, pool, strict=True))
+    hidden = next(h for h, v in values.items() if v == 12)
+    six = next(h for h, v in values.items() if v == 6)
+    assert Counter(values.values()) == CHIP_COUNTS["base"]
+    top, plane_to_top, discs, covered = _board_top_view(values, hidden)
+    x, y, r = discs[six]
+    hand = np.zeros_like(covered)
+    hand[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.25 * r))] = True
+    top[hand] = (150, 170, 220)
+    reg = Registration("base", hexes, np.eye(3), set(land))
+    terrain = [
+        TerrainReading(Terrain.DESERT if h == (0, 0) else Terrain.FIELDS, 1.0, {}) for h in hexes
+    ]
+    warnings: list[str] = []
+    numbers, conf, deduced = _read_chips(
+        None, top, plane_to_top, reg, terrain, discs, covered | hand, warnings
+    )
+    assert {h: numbers[h] for h in land if h not in (hidden, six)} == {
+        h: v for h, v in values.items() if h not in (hidden, six)
+    }
+    assert (numbers[hidden], numbers[six]) == (12, 6)
+    assert deduced == {hidden, six} and conf[six] == conf[hidden] == 0.5
+    # A hand over a black 3 as well: the counts leave a 12, a 6 and a 3, and only the red
+    # chip is decided; the two black ones stay unread, not deduced, at confidence 0.
+    three = next(h for h, v in values.items() if v == 3)
+    x, y, r = discs[three]
+    hand3 = np.zeros_like(covered)
+    hand3[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.25 * r))] = True
+    top[hand3] = (150, 170, 220)
+    numbers, conf, deduced = _read_chips(
+        None, top, plane_to_top, reg, terrain, discs, covered | hand | hand3, []
+    )
+    assert (numbers[hidden], numbers[six], numbers[three]) == (None, 6, None)
+    assert deduced == {six} and conf[hidden] == conf[three] == 0.0
+
+
+def test_only_the_chips_the_counts_decide_are_deduced() -> None:
+    # Three chips unread; the counts leave a 6, a 3 and a 4: only the red chip's value is
+    # decided (the two black ones could be either way round).
+    from collections import Counter
+
+    from vision.read_board import _fill_from_counts
+
+    counts = Counter({6: 1, 3: 1, 4: 1, 5: 1})
+    assert _fill_from_counts([None, 5, None, None], counts, [False, False, True, False]) == [
+        None,
+        5,
+        6,
+        None,
+    ]
+    # Red ink where the counts leave no 6 or 8: the evidence contradicts them, nothing deduced.
+    assert _fill_from_counts([None, 5], Counter({3: 1, 5: 1}), [True, False]) == [None, 5]
