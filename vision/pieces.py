@@ -24,7 +24,9 @@ Method
    colour by the ground model of :mod:`vision.site_ground`: a site holds a piece where most of
    its pixels are rare in the ground around it (its hexes' art, the tile border, the coast),
    and the piece's colour is their median's hue; two buildings on neighbouring corners leave
-   the weaker out (the distance rule); a building is a city when it is longer and more
+   the weaker out (the distance rule); on a board of cardboard tiles, a pale corner whose tile
+   seams something hides holds a white piece (:mod:`vision.seams`: white plastic in the shade
+   has the border's colour, but stands); a building is a city when it is longer and more
    elongated than the photo's other buildings (:func:`city_score`: one photo has no absolute
    size, its buildings share a camera and a height). Real plastic's colours are not the
    renderer's; the tracker, which compares each frame with the board it saw before, keeps the
@@ -60,6 +62,7 @@ from companion.board import (
     hex_corner_points,
     vertex_position,
 )
+from vision.seams import corner_gaps, inner_sides, seam_visibility, seams_seen
 from vision.site_ground import (
     GROUND_RARE,
     GroundDensities,
@@ -189,6 +192,17 @@ KIND_COMPACT = 0.9
 KIND_SOLID = 0.6
 #: Below this kind confidence a building's kind is reported as in doubt (read-board).
 KIND_CERTAIN = 0.75
+#: A corner whose tile seams all stay hidden this far from it (hex radii) holds a piece that
+#: stands there (:mod:`vision.seams`): a building's foot covers at least ``_CORE_RADIUS`` (0.12)
+#: around its corner; a step (0.025) is left for the registration. On layout E of boards-dev,
+#: empty corners' seams show from 0.075 at the most (docs/vision-tracking.md).
+HIDDEN_GAP = 0.1
+#: Only a board whose free inner sides show their seam this often is read by its seams (the
+#: renderer's boards, and boards printed in one piece, have none to hide).
+SEAMS_SEEN = 0.5
+#: Presence confidence of a white building read by its hidden seams: a piece, but one read by
+#: what it hides, not by its own colour.
+HIDDEN_CONFIDENCE = 0.6
 # Ground model: a pixel is of a piece's colour when its hue is this near (radians).
 _OWN_HUE = math.radians(25.0)
 _SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
@@ -684,6 +698,7 @@ class PieceDetector:
             bool,
         )
         self._hex_is_sea = hex_is_sea
+        self._inner = inner_sides(t, [i for i, is_sea in enumerate(hex_is_sea) if is_sea])
         self._open_sea = np.array(
             [ships and all(hex_is_sea[i] for i in hs) for hs in t.edge_hexes], bool
         )
@@ -1038,13 +1053,17 @@ class PieceDetector:
         """
         top = self.top_view(image)
         cov = None if covered is None else self.to_top_mask(covered)
-        return self.read_top(top, cov)
+        seams = None
+        if self._ground_on and covered is None:
+            seams = seam_visibility(image, self.homography, self.topology, self._inner)
+        return self.read_top(top, cov, seams=seams)
 
     def read_top(
         self,
         top: np.ndarray,
         covered: np.ndarray | None = None,
         changed: np.ndarray | None = None,
+        seams: np.ndarray | None = None,
     ) -> SiteReadings:
         """Read every site of a top view.
 
@@ -1053,6 +1072,9 @@ class PieceDetector:
             covered: optional bool mask in top-view pixels not to trust (hands, glare).
             changed: optional bool mask in top-view pixels of what differs from a reference
                 top view of the same board; gives :attr:`SiteReadings.vertex_gain`.
+            seams: optional bool (E, steps) where the photo shows each side's tile seam
+                (:func:`vision.seams.seam_visibility`); with the ground model, a pale corner
+                whose seams it hides is a white building (:meth:`_hidden_whites`).
         """
         labels, lit, norm = self._classify(top, covered)
         lab = labels.ravel()
@@ -1153,6 +1175,8 @@ class PieceDetector:
         kind_conf = None
         if self._ground is not None:
             _distance_rule(v_state, v_conf, vfrac.max(axis=1), t.vertex_neighbours)
+            if seams is not None:
+                self._hidden_whites(v_state, v_conf, e_state, e_conf, seams, dens)
             held = v_state > EMPTY
             colour = (v_state - 1) // 2
             # Every side's band is left out of the first measure, and with it a city's wing
@@ -1193,6 +1217,66 @@ class PieceDetector:
             gain,
             kind_conf,
         )
+
+    def _hidden_whites(
+        self,
+        v_state: np.ndarray,
+        v_conf: np.ndarray,
+        e_state: np.ndarray,
+        e_conf: np.ndarray,
+        seams: np.ndarray,
+        dens: GroundDensities,
+    ) -> None:
+        """Read white pieces (in place) where pale things hide the tile seams.
+
+        White plastic in the shade has the tile border's colour, so the ground explains it
+        (docs/vision-tracking.md); what it cannot do is lie flat. Only on a board that shows
+        its seams (:data:`SEAMS_SEEN`), and only where most of the site has the border's
+        colour (a pale thing stands there: any other colour would have been read as such):
+
+        1. A building at an empty corner whose seams stay hidden for :data:`HIDDEN_GAP` on
+           every free arm (:func:`vision.seams.corner_gaps`) and whose neighbouring corners
+           hold none (the distance rule).
+        2. Its road: a white building (read either way) with no white road on its sides has
+           one (a settlement is built on its own road, or with one at the start): the free
+           inner side next to it whose middle half shows its seam least, when that is on
+           fewer than half of its steps (what :func:`vision.seams.seams_seen` calls a side
+           that does not show it).
+        """
+        if "white" not in self.colours:
+            return
+        assert self._ground is not None
+        occupied = e_state != EMPTY
+        if seams_seen(seams, self._inner, occupied) < SEAMS_SEEN:
+            return
+        white = self.colours.index("white")
+
+        def pale(region: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+            idx, site = region
+            border = self._ground.border_common(dens, idx) >= GROUND_RARE  # type: ignore[union-attr]
+            return np.bincount(site, weights=border, minlength=n) / np.maximum(
+                np.bincount(site, minlength=n), 1
+            )
+
+        t = self.topology
+        gaps = corner_gaps(seams, t, self._inner, occupied)
+        v_pale = pale(self._sites.vcore, len(v_state))
+        for v in np.flatnonzero((v_state == EMPTY) & (gaps >= HIDDEN_GAP) & (v_pale > _PRESENT)):
+            if all(v_state[u] == EMPTY for u in t.vertex_neighbours[v]):
+                v_state[v], v_conf[v] = state_code(white, False), HIDDEN_CONFIDENCE
+        steps = seams.shape[1]
+        shown = seams[:, steps // 4 : steps - steps // 4].mean(axis=1)
+        e_pale = pale(self._sites.estrip, len(e_state))
+        road = state_code(white, False)
+        for v in np.flatnonzero((v_state - 1) // 2 == white):
+            sides = [e for e in t.vertex_edges[v] if e_state[e] != EMPTY or self._inner[e]]
+            if v_state[v] <= EMPTY or any(e_state[e] == road for e in sides):
+                continue
+            free = [e for e in sides if e_state[e] == EMPTY and e_pale[e] > _PRESENT]
+            if free:
+                e = min(free, key=lambda x: shown[x])
+                if shown[e] < 0.5:
+                    e_state[e], e_conf[e] = road, HIDDEN_CONFIDENCE
 
     def _anchor_of(self, covered: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """The sides' middles (flat pixel indices, side numbers) that are not covered."""

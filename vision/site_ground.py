@@ -246,6 +246,11 @@ class GroundModel:
         near = np.rint(box * 27.0).reshape(self.n_hex + 2, cells) / sizes[:, None]
         return GroundDensities(codes, near.reshape(-1))
 
+    def border_common(self, dens: GroundDensities, idx: np.ndarray) -> np.ndarray:
+        """How common each pixel's colour is in the tile border's sample (float64 (N,), 0..1)
+        for the flat top-view pixel indices ``idx``."""
+        return dens.near[self.n_hex * _LEVELS**3 + dens.codes[idx]]
+
     def commonness(
         self,
         dens: GroundDensities,
