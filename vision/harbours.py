@@ -255,6 +255,18 @@ def _sample(lab: np.ndarray, plane_to_top: np.ndarray, points: np.ndarray) -> np
     return out.reshape(*shape, 3)
 
 
+def _covered_share(mask: np.ndarray, plane_to_top: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Share of each row of board-plane ``points`` (N, M, 2) on which the bool (H, W)
+    ``mask`` is set (points off the top view count as not set): float (N,)."""
+    x = np.round(points[..., 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(int)
+    y = np.round(points[..., 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(int)
+    h, w = mask.shape
+    ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    hit = np.zeros(x.shape, bool)
+    hit[ok] = mask[y[ok], x[ok]]
+    return hit.mean(axis=-1)
+
+
 def _distance(samples: np.ndarray, ref: np.ndarray) -> np.ndarray:
     d = samples - ref
     return np.sqrt((_L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
@@ -312,6 +324,8 @@ def read_sites(
     spreads: float = 3.0,
     min_light_art: float = 0.2,
     thin: float = 0.12,
+    covered: np.ndarray | None = None,
+    max_covered: float = 0.1,
 ) -> list[SiteReading]:
     """Look at every site's spot.
 
@@ -332,6 +346,11 @@ def read_sites(
         min_light_art: least fraction of the spot covered by solid light art to name a colour.
         thin: art narrower than this (hex radii: piers, printed ratios, outlines) gives no
             colour.
+        covered: bool (H, W), the top view's pixels something lies over
+            (:func:`vision.occlusion.cover_mask`), or None.
+        max_covered: a spot more covered than this share is hidden: a finger reaching over
+            the sea is as narrow as a token and can be of a token's colour, and the two
+            patches beside the spot may both be clear of it.
 
     Returns:
         One :class:`SiteReading` per site, in order.
@@ -342,6 +361,11 @@ def read_sites(
     step = max(1.0 / float(plane_to_top[0, 0]), 0.02)
     grid, inside = _square(radius, step)
     spot = _sample(lab, plane_to_top, centres[:, None, :] + grid[None])
+    under = (
+        np.zeros(len(sites))
+        if covered is None
+        else _covered_share(covered, plane_to_top, centres[:, None, :] + grid[inside.ravel()][None])
+    )
     side = inside.shape[0]
     inside = inside.ravel()
     k = max(3, 2 * int(round(thin / step / 2)) + 1)
@@ -373,7 +397,7 @@ def read_sites(
             for j in range(2)
         ]
         side_art = [1.0 - len(side_sea[j]) / max(int(side_valid[j].sum()), 1) for j in range(2)]
-        hidden = min(side_art) > 0.5
+        hidden = min(side_art) > 0.5 or under[i] > max_covered
         if valid.sum() < 0.8 * inside.sum() or hidden:
             readings.append(SiteReading(site, False, 0.0, None, {}))
             continue
@@ -596,6 +620,7 @@ def read_harbours(
     certain: float = 0.9,
     free_presence: float = 0.55,
     empty: float = 0.2,
+    covered: np.ndarray | None = None,
 ) -> HarbourReading:
     """Read the harbours of a board (see the module's docstring).
 
@@ -610,12 +635,14 @@ def read_harbours(
         free_presence: least art fraction of a spot for a harbour read side by side.
         empty: most art fraction of a spot that is plain sea; spots with more may hold a
             harbour and compete for the frame's kinds.
+        covered: bool (H, W), the top view's pixels a hand or an object lies over
+            (:func:`vision.occlusion.cover_mask`), or None: spots under it are hidden.
 
     Returns:
         The :class:`HarbourReading`.
     """
     sites = coast_sites(tiles)
-    readings = read_sites(lab, plane_to_top, sites)
+    readings = read_sites(lab, plane_to_top, sites, covered=covered)
     icons = _with_ratios(read_icons(lab, plane_to_top, sites), lab, plane_to_top, sites)
     by_site = {r.site: r for r in readings}
     layouts = standard_layouts(kind, list(tiles))

@@ -219,7 +219,7 @@ def read_board(
     # Chips read with doubt: the robber may stand on one and hide part of its numeral.
     unsure = {h for h, c in chip_conf.items() if c < CERTAIN}
     robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, unsure, warnings)
-    harbours = read_harbours(lab, plane_to_top, reg.kind, tiles)
+    harbours = read_harbours(lab, plane_to_top, reg.kind, tiles, covered=covered)
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
     seen = [p.to_piece() for p in found]

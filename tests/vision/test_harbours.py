@@ -33,6 +33,7 @@ from vision.harbours import (
     kind_scores,
     read_harbours,
     read_sites,
+    spot_geometry,
     standard_layouts,
 )
 from vision.read_board import for_setup_check, is_certain, read_board
@@ -182,6 +183,24 @@ def test_a_view_without_sea_reads_nothing() -> None:
     assert reading.harbors == []
     assert reading.unread == 9
     assert reading.warnings and reading.warnings[0].startswith("uncertain")
+
+
+def test_a_finger_over_a_spot_in_the_cover_mask_hides_it() -> None:
+    """A fingertip of a token's colour reaching over the sea (narrow: the sea beside the
+    spot is clear) reads as a harbour by its colour; in the cover mask, the spot is hidden."""
+    tiles = {h: Tile(Terrain.FOREST) for h in base_frame()}
+    sites = coast_sites(tiles)
+    plane_to_top = np.array([[40.0, 0, 200], [0, 40.0, 200], [0, 0, 1]])
+    lab = np.empty((400, 400, 3), np.float32)
+    lab[:] = (52.0, 1.0, -43.0)
+    (spot,), _ = spot_geometry(sites[:1])
+    centre = (int(round(spot[0] * 40 + 200)), int(round(spot[1] * 40 + 200)))
+    cv2.circle(lab, centre, 7, PRINTED["grain"], -1)
+    covered = np.zeros(lab.shape[:2], bool)
+    covered[centre[1] - 9 : centre[1] + 10, centre[0] - 9 : centre[0] + 10] = True
+    bare, under = (read_sites(lab, plane_to_top, sites[:1], covered=c)[0] for c in (None, covered))
+    assert bare.seen and bare.scores and max(bare.scores, key=bare.scores.get) == "grain"
+    assert not under.seen and not under.scores
 
 
 def test_the_exposure_shared_by_a_boards_harbours_is_found() -> None:
