@@ -239,3 +239,19 @@ def test_a_hex_a_hand_mostly_hides_is_never_read_as_certain() -> None:
     board = read_board(render.image, pieces=False)
     _, aligned = best_alignment(truth.tiles, board.tiles)
     assert all((board.tiles[aligned(h)].confidence or 0.0) < CERTAIN for h in hidden)
+
+
+def test_a_chip_read_where_registration_found_no_disc_does_not_move_the_desert() -> None:
+    # Bench vision's seed 0, render 254: the robber on the desert's pale middle, where
+    # registration found no chip disc, was read as a 2 with confidence 0.975, and that
+    # forbade the desert there (read fields, unseen). Only a chip on a disc registration
+    # found forbids desert and sea.
+    from vision.bench import _board
+
+    rng = np.random.default_rng(254)
+    truth = _board(254 % 3, rng)
+    render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    board = read_board(render.image, pieces=False)
+    _, aligned = best_alignment(truth.tiles, board.tiles)
+    assert truth.tiles[truth.robber].terrain == Terrain.DESERT
+    assert board.tiles[aligned(truth.robber)].terrain == Terrain.DESERT
