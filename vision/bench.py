@@ -65,13 +65,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         help="share of the renders whose robber stands on a chip (default 0: beside it)",
     )
+    parser.add_argument(
+        "--known-map",
+        action="store_true",
+        help="read each render with its map known, as read-board --scenario does (a Seafarers "
+        "map's frame, sea and terrain counts; a base or 5-6 board's kind)",
+    )
 
 
-def synthetic(renders: int, seed: int = 0, robber_on_chip: float = 0.0) -> dict[str, Any]:
+def synthetic(
+    renders: int, seed: int = 0, robber_on_chip: float = 0.0, known_map: bool = False
+) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards.
 
     ``robber_on_chip``: the probability that a render's robber stands on a chip (see
-    ``Conditions.random``); the renders are otherwise the same.
+    ``Conditions.random``); the renders are otherwise the same. ``known_map``: each render is
+    read with its map known (``read_board(known=...)``: the map's hexes, sea and terrain
+    counts, not which land hex holds which terrain).
     """
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
     # Terrain of the hexes a hand leaves visible, and how many it hides; the same for chips.
@@ -100,7 +110,7 @@ def synthetic(renders: int, seed: int = 0, robber_on_chip: float = 0.0) -> dict[
         stats = per_kind.setdefault(truth.kind, {"renders": 0, "terrain_right": 0, "hexes": 0})
         stats["renders"] += 1
         try:
-            board = read_board(render.image)
+            board = read_board(render.image, known=truth if known_map else None)
         except ValueError:
             refused += 1
             misses["refused"] += len(truth.tiles)
@@ -401,6 +411,8 @@ def run(args: argparse.Namespace) -> int:
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
     if args.robber_on_chip:
         command += f" --robber-on-chip {args.robber_on_chip}"
+    if args.known_map:
+        command += " --known-map"
     if datasets != DEFAULT_DATASETS:
         command += f" --datasets {datasets}"
     if args.json:
@@ -408,7 +420,9 @@ def run(args: argparse.Namespace) -> int:
     log.info("reading %d synthetic renders...", args.renders)
     result: dict[str, Any] = {"command": command}
     result["synthetic"] = (
-        synthetic(args.renders, args.seed, args.robber_on_chip) if args.renders else None
+        synthetic(args.renders, args.seed, args.robber_on_chip, args.known_map)
+        if args.renders
+        else None
     )
     log.info("reading coins-dev...")
     result["coins_dev"] = coins(datasets)

@@ -19,8 +19,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.board import Board, Hex, Terrain, Tile, hex_center
+from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, Terrain, Tile, hex_center
 from vision.harbours import read_harbours
+from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import KIND_CERTAIN, detect_pieces
 from vision.register import (
@@ -33,7 +34,13 @@ from vision.register import (
     round_axial,
 )
 from vision.robber import board_lab, find_pirate, find_robber
-from vision.terrain import TerrainReading, chip_light, classify_terrain, hex_features
+from vision.terrain import (
+    PROTOTYPES,
+    TerrainReading,
+    chip_light,
+    classify_terrain,
+    hex_features,
+)
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +134,7 @@ def read_board(
     kind: str | None = None,
     debug_dir: str | Path | None = None,
     pieces: bool = True,
+    known: Board | None = None,
 ) -> Board:
     """Read the board in a photo.
 
@@ -136,6 +144,11 @@ def read_board(
         debug_dir: if given, stage images are written there (see :mod:`vision.debug`).
         pieces: read the players' pieces too (see :func:`vision.pieces.detect_pieces`); the
             board alone is read faster.
+        known: the map on the table (a scenario's, e.g. ``load_scenario(...).board``), whose
+            hexes, sea and terrain counts are known though not which land hex holds which
+            terrain: a Seafarers or country map is registered by its frame
+            (:mod:`vision.known_frame`) with its own sea, and the terrain is read under its
+            counts as a base board's is (see :func:`map_counts`); overrides ``kind``.
 
     Returns:
         The board; hexes in canonical coordinates (orientation chosen by the reader and stable
@@ -147,8 +160,14 @@ def read_board(
     image = load_image(image_or_path)
     if min(image.shape[:2]) < 64:
         raise ValueError(f"the image is too small ({image.shape[1]}x{image.shape[0]}) to read")
-    reg = register(image, kind)
     warnings: list[str] = []
+    counts = map_counts(known, warnings) if known is not None else None
+    if known is not None and known.kind in SCENARIO_BOARD_KINDS:
+        frame = KnownFrame.of_board(known)
+        # Which land hexes hold a chip is the set-up's draw (a desert's place), not the map's.
+        reg: Registration = register_frame(image, replace(frame, chips=None))
+    else:
+        reg = register(image, known.kind if known is not None else kind)
     if reg.ambiguous:
         warnings.append("uncertain: the frame fits the chips in more than one place")
 
@@ -158,7 +177,10 @@ def read_board(
 
     sea = np.array([reg.sea_fraction.get(h, 0.0) > _SEA_FRACTION for h in reg.hexes])
     sea &= np.array([h not in reg.chip_hexes for h in reg.hexes])
-    if reg.kind != "seafarers" and sea.any():
+    if isinstance(reg, FrameRegistration):
+        # The map says where its sea is, hand or glare over it or not.
+        sea = np.array([h in reg.sea_hexes for h in reg.hexes])
+    elif reg.kind != "seafarers" and sea.any():
         warnings.append(f"uncertain: {int(sea.sum())} hex(es) of a {reg.kind} board look like sea")
         sea[:] = False
     discs, read_discs = _chip_discs(top, plane_to_top, reg)
@@ -170,7 +192,8 @@ def read_board(
     light = chip_light(top, reg.hexes, chips)
     chipped = np.zeros(len(reg.hexes), bool)
     terrain = _partly_capped(
-        classify_terrain(feats, kind=reg.kind, sea=sea, light=light, hidden=hidden), cover
+        classify_terrain(feats, kind=reg.kind, sea=sea, counts=counts, light=light, hidden=hidden),
+        cover,
     )
     # A hex freed of the desert passes it to another, whose chip may be read as surely.
     for _ in range(_VETO_ROUNDS):
@@ -180,7 +203,13 @@ def read_board(
         chipped |= more
         terrain = _partly_capped(
             classify_terrain(
-                feats, kind=reg.kind, sea=sea, light=light, hidden=hidden, chipped=chipped
+                feats,
+                kind=reg.kind,
+                sea=sea,
+                counts=counts,
+                light=light,
+                hidden=hidden,
+                chipped=chipped,
             ),
             cover,
         )
@@ -251,6 +280,25 @@ def read_board(
         extra = {"4_harbours.png": draw_harbours(top, plane_to_top, harbours)}
         write_debug_images(Path(debug_dir), image, reg, top, plane_to_top, board, extra)
     return board
+
+
+def map_counts(known: Board, warnings: list[str]) -> Counter[Terrain] | None:
+    """The terrain counts of the map ``known`` (sea included), the constraint its reading is
+    held to; None, noted in ``warnings``, when the map has hexes whose terrain no photo shows
+    (face-down, ``unexplored``): their count cannot be kept.
+
+    >>> from companion.layouts import random_board
+    >>> map_counts(random_board(4, seed=1), [])[Terrain.FOREST]
+    4
+    """
+    counts = Counter(t.terrain for t in known.tiles.values())
+    unread = [t.value for t in counts if t not in PROTOTYPES]
+    if unread:
+        warnings.append(
+            f"the map's terrain counts are not used: it has {', '.join(sorted(unread))} hexes"
+        )
+        return None
+    return counts
 
 
 def _figures(

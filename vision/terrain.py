@@ -312,8 +312,10 @@ def classify_terrain(
         kind: base or 5-6 to use their terrain counts; seafarers or None for free choice.
         sea: bool (N,), hexes known to be sea (from the blue test of registration); they are
             kept out of the light normalisation and of the count constraint.
-        counts: explicit terrain counts (overrides ``kind``); must add up to the number of
-            non-sea hexes.
+        counts: explicit terrain counts (overrides ``kind``): of the land, adding up to the
+            non-sea hexes, or of the whole map, sea included (a scenario's pool), adding up to
+            every hex: sea then competes for the hexes ``sea`` leaves out (sea a hand hides
+            from registration's blue test is counted, not read as land).
         light: float (N,), how brightly each hex is lit relative to the board (see
             :func:`chip_light`); None when the board is evenly lit.
         hidden: bool (N,), hexes mostly covered by a hand or an object (see
@@ -337,7 +339,13 @@ def classify_terrain(
         features = apply_gains(features, 1.0 / np.asarray(light, float)[:, None])
     is_sea = np.zeros(n, bool) if sea is None else np.asarray(sea, bool)
     want = counts if counts is not None else COUNTS.get(kind or "")
-    if want is not None and sum(want.values()) != int((~is_sea).sum()):
+    # Sea the counts hold beyond what registration found (counts of the whole map).
+    more_sea = 0
+    if want is not None and want.get(Terrain.SEA):
+        more_sea = int(want[Terrain.SEA]) - int(is_sea.sum())
+        if sum(want.values()) != n or more_sea < 0:
+            want = None
+    elif want is not None and sum(want.values()) != int((~is_sea).sum()):
         # The counts cannot hold (a hex misread as sea, or a custom map): classify freely.
         want = None
     terrains = [t for t in PROTOTYPES if t != Terrain.SEA and (want is None or want.get(t))]
@@ -345,17 +353,24 @@ def classify_terrain(
         terrains = [t for t in terrains if t != Terrain.GOLD]
     land_idx = np.nonzero(~is_sea)[0]
     slots = (
-        np.array([j for j, t in enumerate(terrains) for _ in range(want.get(t, 0))])
+        np.array(
+            [j for j, t in enumerate(terrains) for _ in range(want.get(t, 0))]
+            + [len(terrains)] * more_sea  # the sea column _read appends
+        )
         if want is not None
         else None
+    )
+    # Sea the blue test missed is compared with the sea it found (or the stock sea): free on
+    # a Seafarers map, or where the counts hold more sea than was found.
+    sea_column = (
+        more_sea > 0 if want is not None else kind == "seafarers" and is_sea.sum() >= _MIN_SEA
     )
     is_hidden = np.zeros(n, bool) if hidden is None else np.asarray(hidden, bool)
     # A hidden hex's colour is the hand's: it says nothing about the board's light.
     lit = ~is_sea & ~is_hidden
     is_chipped = np.zeros(n, bool) if chipped is None else np.asarray(chipped, bool) & ~is_sea
-    read = _read(
-        normalise_light(features, lit, kind), kind, is_sea, is_hidden, terrains, slots, is_chipped
-    )
+    feats = normalise_light(features, lit, kind)
+    read = _read(feats, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
     land_read = np.array([read.terrains[j] != Terrain.SEA for j in read.assigned])
     if not np.all(land_read[lit]):
         # Sea that registration's blue test missed (a third of the Seafarers renders have
@@ -363,7 +378,7 @@ def classify_terrain(
         # every hex was read through a yellow-red cast (fields as gold). Read again with the
         # light of the hexes read as land.
         feats = normalise_light(features, lit & land_read, kind)
-        read = _read(feats, kind, is_sea, is_hidden, terrains, slots, is_chipped)
+        read = _read(feats, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
     terrains, raw, costs, assigned = read
     margin = _margins(costs, land_idx, slots, assigned)
     out: list[TerrainReading] = []
@@ -395,23 +410,28 @@ class _Reading(NamedTuple):
 
 def _read(
     feats: np.ndarray,
-    kind: str | None,
+    sea_column: bool,
     is_sea: np.ndarray,
     is_hidden: np.ndarray,
     terrains: Sequence[Terrain],
     slots: np.ndarray | None,
     chipped: np.ndarray,
 ) -> _Reading:
-    """Read the light-normalised features (N, 4) as ``terrains`` (under the counts when
-    ``slots`` is given, else each hex freely and then against the board's own print)."""
+    """Read the light-normalised features (N, 4) as ``terrains`` and, with ``sea_column``,
+    sea (under the counts when ``slots`` is given, else each hex freely and then against the
+    board's own print)."""
     terrains = list(terrains)
     land_idx = np.nonzero(~is_sea)[0]
     stock = terrain_costs(feats, terrains)
-    if slots is None and kind == "seafarers" and is_sea.sum() >= _MIN_SEA:
+    if sea_column:
         # Sea inside the frame that registration's blue test missed (a hand over part of it,
         # a glare) is still this board's sea: compared with the sea hexes it did find.
         terrains.append(Terrain.SEA)
-        own_sea = np.median(feats[is_sea], axis=0)
+        own_sea = (
+            np.median(feats[is_sea], axis=0)
+            if is_sea.sum() >= _MIN_SEA
+            else np.array(PROTOTYPES[Terrain.SEA][0])
+        )
         stock = np.column_stack([stock, (((feats - own_sea) / _SCALE) ** 2).sum(axis=1)])
     raw = _barren_forbidden(stock, terrains, chipped)
     costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)

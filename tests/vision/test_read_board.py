@@ -241,6 +241,51 @@ def test_a_hex_a_hand_mostly_hides_is_never_read_as_certain() -> None:
     assert all((board.tiles[aligned(h)].confidence or 0.0) < CERTAIN for h in hidden)
 
 
+def test_a_known_map_is_read_in_its_own_hexes_with_its_sea_and_counts() -> None:
+    # A scenario's map (not the hexagon a blind reading places): registered by its frame,
+    # its sea is the map's, and its terrain the map's counts, each hex right.
+    from companion.scenario import load_scenario
+
+    known = load_scenario("new-shores", 4, seed=1).board
+    render = render_board(
+        known, width=1200, height=900, rng=4, conditions=replace(CLEAN, tilt_deg=20)
+    )
+    board = read_board(render.image, known=known, pieces=False)
+    assert board.kind == "seafarers" and set(board.tiles) == set(known.tiles)
+    score = score_board(known.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total == len(known.tiles)
+
+
+def test_a_map_with_face_down_hexes_is_read_without_its_counts() -> None:
+    from companion.scenario import load_scenario
+    from vision.read_board import map_counts
+
+    warnings: list[str] = []
+    assert map_counts(load_scenario("fog-islands", 4, seed=1).board, warnings) is None
+    assert warnings == ["the map's terrain counts are not used: it has unexplored hexes"]
+
+
+def test_the_command_reads_the_scenario_on_the_table(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+) -> None:
+    from companion.scenario import load_scenario
+
+    path = tmp_path / "four-islands.png"
+    known = load_scenario("four-islands", 3, seed=2).board
+    shot = render_board(
+        known, width=1200, height=900, rng=5, conditions=replace(CLEAN, tilt_deg=10)
+    )
+    cv2.imwrite(str(path), shot.image)
+    args = ["read-board", str(path), "--json", "--no-pieces", "--scenario", "four-islands"]
+    assert main([*args, "--players", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted((h["q"], h["r"]) for h in doc["hexes"]) == sorted(known.tiles)
+    # New World's set-up draws its sea: the map's sea is not known.
+    assert main([*args[:-1], "new-world"]) == 2
+    assert "draws its sea at random" in capsys.readouterr().err
+
+
 def test_a_chip_read_where_registration_found_no_disc_does_not_move_the_desert() -> None:
     # Bench vision's seed 0, render 254: the robber on the desert's pale middle, where
     # registration found no chip disc, was read as a 2 with confidence 0.975, and that

@@ -119,3 +119,28 @@ def test_a_robber_moved_onto_a_chip_is_scored_where_the_render_put_it() -> None:
 
     figures = bench.synthetic(1, 0, robber_on_chip=1.0)["figures_on_boards_read_right"]
     assert figures["robber_right"] == 1 and figures["robber_wrong"] == 0
+
+
+def test_known_map_renders_are_read_with_their_map(monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.board import Board
+    from vision import bench
+    from vision.synth.render import Render
+
+    given: list[Board | None] = []
+    drawn: list[Board] = []
+    render_board = bench.render_board
+
+    def draw(board: Board, **kwargs: object) -> Render:
+        drawn.append(board)
+        return render_board(board, width=320, height=240, **kwargs)  # type: ignore[arg-type]
+
+    def read(image: np.ndarray, known: Board | None = None) -> Board:
+        given.append(known)
+        raise ValueError("no board found: not read in this test")
+
+    monkeypatch.setattr(bench, "render_board", draw)
+    monkeypatch.setattr(bench, "read_board", read)
+    assert bench.synthetic(3, 0, known_map=True)["refused_as_no_board"] == 3
+    assert given == drawn and [b.kind for b in drawn] == ["base", "5-6", "seafarers"]
+    bench.synthetic(1, 0)
+    assert given[-1] is None

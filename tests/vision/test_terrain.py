@@ -231,3 +231,34 @@ def test_a_hex_holding_a_read_chip_is_neither_desert_nor_sea(kind: str | None) -
     assert out[fields].terrain not in (Terrain.DESERT, Terrain.SEA)
     if kind == "base":
         assert Counter(r.terrain for r in out) == COUNTS["base"]
+
+
+def test_a_maps_counts_give_a_hand_hidden_sea_hex_the_sea_they_leave() -> None:
+    # A hand lies over a sea hex that registration's blue test therefore missed: read freely
+    # it is some land the hand's skin resembles; the map's counts (sea included) leave one
+    # sea for the hexes not found sea, and the one under the hand takes it, unseen.
+    feats, truth = _seafarers_features(np.random.default_rng(12))
+    under = [i for i, t in enumerate(truth) if t == Terrain.SEA][0]
+    feats[under] = (70.0, 15.0, 25.0, 2.0)  # skin
+    hidden = np.arange(len(truth)) == under
+    found = np.array([t == Terrain.SEA for t in truth]) & ~hidden
+    free = classify_terrain(feats, kind="seafarers", sea=found, hidden=hidden)
+    assert free[under].terrain != Terrain.SEA
+    pool = Counter(truth)
+    out = classify_terrain(feats, kind="seafarers", sea=found, hidden=hidden, counts=pool)
+    assert [r.terrain for r in out] == truth
+    assert out[under].unseen and out[under].confidence <= 0.5
+
+
+def test_a_maps_counts_hold_its_gold_where_glare_hides_it() -> None:
+    # A gold hex under a glare spot has lost most of its red: read freely it is fields; the
+    # map has two gold, and no fields hex looks as golden, so the counts keep it gold.
+    feats, truth = _seafarers_features(np.random.default_rng(13))
+    gold = truth.index(Terrain.GOLD)
+    fields, rich = (np.array(PROTOTYPES[t][0]) for t in (Terrain.FIELDS, Terrain.GOLD))
+    feats[gold] = fields + 0.4 * (rich - fields)
+    sea = np.array([t == Terrain.SEA for t in truth])
+    assert classify_terrain(feats, kind="seafarers", sea=sea)[gold].terrain == Terrain.FIELDS
+    out = classify_terrain(feats, kind="seafarers", sea=sea, counts=Counter(truth))
+    assert Counter(r.terrain for r in out) == Counter(truth)
+    assert out[gold].terrain == Terrain.GOLD

@@ -1,9 +1,12 @@
-"""``catan-companion read-board IMAGE [--kind K] [--json] [--debug DIR]``: read a board photo.
+"""``catan-companion read-board IMAGE [--kind K | --scenario S [--players N]] [--json]
+[--debug DIR]``: read a board photo.
 
 Prints the board (hexes with terrain, number and confidence; warnings), then the setup check
 of :mod:`companion.setup_check` when that module exists. ``--json`` prints one JSON document:
 the board JSON of DESIGN.md with an extra ``"setup_check"`` member (``null`` when no check
 ran). A photo without a board, a missing file or a bad option exits with code 2 and one line.
+``--scenario`` names the scenario set up on the table: its map's frame, sea and terrain counts
+are then known and used (``vision.read_board.read_board(known=...)``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import logging
 import sys
 from typing import Any
 
-from companion.board import Board, rows_of
+from companion.board import Board, Terrain, rows_of
 from vision.read_board import for_setup_check, is_certain, read_board
 from vision.register import FRAMES
 
@@ -25,7 +28,17 @@ log = logging.getLogger("vision.read_board")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's arguments."""
     parser.add_argument("image", metavar="IMAGE", help="photo of the board (JPEG, PNG...)")
-    parser.add_argument("--kind", choices=tuple(FRAMES), help="board kind (detected if omitted)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--kind", choices=tuple(FRAMES), help="board kind (detected if omitted)")
+    which.add_argument(
+        "--scenario",
+        metavar="ID|FILE",
+        help="the scenario set up on the table (an id such as new-shores, or a file): its map's "
+        "frame, sea and terrain counts are used",
+    )
+    parser.add_argument(
+        "--players", type=int, default=4, help="players of the scenario's layout (default 4)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--debug", metavar="DIR", help="write stage images into DIR")
     parser.add_argument(
@@ -85,9 +98,31 @@ def _where(hx: tuple[int, int] | None) -> str:
     return "not seen" if hx is None else f"hex {hx}"
 
 
+def scenario_map(name: str, players: int) -> Board:
+    """The map of scenario ``name`` (an id or a file) for ``players``, as the reader may rely
+    on it: its hexes, sea and terrain counts are the same for every set-up (which land hex
+    holds which terrain is not, and is read from the photo).
+
+    Raises:
+        ValueError: an unknown scenario, or one whose set-up draws its sea at random.
+    """
+    from companion.scenario import load_scenario
+
+    maps = [load_scenario(name, players, seed=seed).board for seed in (0, 1)]
+    seas = [{h for h, t in m.tiles.items() if t.terrain == Terrain.SEA} for m in maps]
+    if seas[0] != seas[1]:
+        raise ValueError(
+            f"scenario {name!r} draws its sea at random: read the photo without --scenario"
+        )
+    return maps[0]
+
+
 def run(args: argparse.Namespace) -> int:
     """Read the photo and print the board and its setup check."""
-    board = read_board(args.image, kind=args.kind, debug_dir=args.debug, pieces=not args.no_pieces)
+    known = scenario_map(args.scenario, args.players) if args.scenario else None
+    board = read_board(
+        args.image, kind=args.kind, debug_dir=args.debug, pieces=not args.no_pieces, known=known
+    )
     check = setup_check(board)
     if args.json:
         doc = board.to_json()
