@@ -12,7 +12,7 @@ owner thread, so the game cannot change under it). Then:
 
 The tracker reports where something that is no piece changed (``changed_hexes``); the link
 reads a robber (or pirate) move from it with the game's knowledge of where the robber was
-(:func:`with_robber`).
+(:func:`with_robber`), and asks the table about any other such change (:func:`unread_changes`).
 
 The web page reads the pending items with :meth:`CameraLink.pending` (a JSON-safe dict), is
 told when they change through :meth:`CameraLink.subscribe` (a queue of ``{"type": "camera",
@@ -38,7 +38,14 @@ from typing import Any, Protocol
 from companion.actions import MovePirate, MoveRobber
 from companion.board import Hex
 from companion.game import Game, IllegalAction
-from companion.reconcile import Discrepancy, Proposal, Seen, SeenBoard, reconcile
+from companion.reconcile import (
+    Discrepancy,
+    Proposal,
+    Reconciliation,
+    Seen,
+    SeenBoard,
+    reconcile,
+)
 from companion.table import ApplyAction, Inspect, ReportPart, Table, UpdateQueue
 
 log = logging.getLogger(__name__)
@@ -102,6 +109,34 @@ def with_robber(game: Game, observation: SeenBoard) -> SeenBoard:
         found.get("pirate", observation.pirate),
         dict(observation.numbers),
     )
+
+
+def unread_changes(game: Game, observation: SeenBoard, placed: SeenBoard) -> list[Discrepancy]:
+    """The hexes where something that is no piece changed and stayed, that no robber or
+    pirate move explains (``placed`` is the observation after :func:`with_robber`).
+
+    The tracker takes such a change into its reference so as not to read it again and again;
+    left unsaid, a piece it could not make out there would be lost without a word. The table
+    is asked instead, until the next observation.
+    """
+    changed = {tuple(h) for h in getattr(observation, "changed_hexes", ())}
+    t = game.topology
+    for piece, index in (("robber", game.robber), ("pirate", game.pirate)):
+        seen_on = getattr(placed, piece, None)
+        if index is not None and seen_on is not None and tuple(seen_on) != t.hexes[index]:
+            changed -= {t.hexes[index], tuple(seen_on)}  # the move left one hex, reached another
+    if not changed:
+        return []
+    names = ", ".join("(" + ", ".join(str(c) for c in h) + ")" for h in sorted(changed))
+    return [
+        Discrepancy(
+            "unread",
+            f"something changed on {names} and stayed, but the camera cannot tell what",
+            "if a piece was built or moved there, enter it on the page; if something was left "
+            "on the board, take it away",
+            where=tuple(sorted(changed)),
+        )
+    ]
 
 
 class CameraLink:
@@ -192,9 +227,12 @@ class CameraLink:
         Returns the events of the actions applied (one list per action). Pending items from
         earlier observations are replaced: the latest observation is the whole truth.
         """
-        result = self.table.call(
-            Inspect(lambda game: reconcile(game, with_robber(game, observation)))
-        )
+
+        def judged(game: Game) -> tuple[Reconciliation, list[Discrepancy]]:
+            placed = with_robber(game, observation)
+            return reconcile(game, placed), unread_changes(game, observation, placed)
+
+        result, unread = self.table.call(Inspect(judged))
         applied: list[Any] = []
         pending: list[Pending] = []
         for proposal in result.proposals:
@@ -212,7 +250,9 @@ class CameraLink:
                     rule=exc.rule,
                 )
                 pending.append(Pending(next(self._ids), discrepancy=d))
-        pending += [Pending(next(self._ids), discrepancy=d) for d in result.discrepancies]
+        pending += [
+            Pending(next(self._ids), discrepancy=d) for d in [*result.discrepancies, *unread]
+        ]
         for p in pending:
             self.log.append((t, "pending", p.to_json()["text"]))
         with self._lock:

@@ -102,7 +102,9 @@ class Discrepancy:
     than the game's), ``off_grid`` (a piece where the board has no such corner or side),
     ``robber``, ``pirate`` (moved when the game does not expect it), ``number`` (a chip that
     differs from the game's), ``competing`` (new pieces of one player the engine accepts one by
-    one but not all together: which were built is the table's to say).
+    one but not all together: which were built is the table's to say), ``unread`` (something
+    that is no piece the camera can read changed on a hex and stayed: see
+    ``companion.camera_link.unread_changes``).
     """
 
     kind: str

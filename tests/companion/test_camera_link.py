@@ -156,11 +156,16 @@ def test_robber_read_from_the_hexes_that_changed(table: Table) -> None:
     t = game.topology
     here, there = t.hexes[game.robber], t.hexes[target]
     link = CameraLink(table, frames(0), ScriptedTracker([]))
-    # Only one of the two hexes is the robber's: nothing can be said.
+    # Only one of the two hexes is the robber's: no move can be said, the table is asked.
     link.handle(
         SimpleNamespace(pieces=pieces, robber=None, pirate=None, numbers={}, changed_hexes=(there,))
     )
-    assert link.pending() == {"proposals": [], "discrepancies": []}
+    pending = link.pending()
+    assert pending["proposals"] == []
+    (d,) = pending["discrepancies"]
+    assert d["kind"] == "unread" and [tuple(h) for h in d["where"]] == [tuple(there)]
+    assert str(there).replace(" ", "") in d["text"].replace(" ", "") and "page" in d["fix"]
+    assert game.robber != target and game.phase == Phase.MOVE_ROBBER
     link.handle(
         SimpleNamespace(
             pieces=pieces, robber=None, pirate=None, numbers={}, changed_hexes=(here, there)
@@ -168,6 +173,17 @@ def test_robber_read_from_the_hexes_that_changed(table: Table) -> None:
     )
     (p,) = link.pending()["proposals"]
     assert p["action"]["hex"] == list(there) and p["confirm"]
+    assert link.pending()["discrepancies"] == []  # the move explains both hexes
+    far = next(h for h in t.hexes if h not in (here, there))
+    link.handle(
+        SimpleNamespace(
+            pieces=pieces, robber=None, pirate=None, numbers={}, changed_hexes=(here, there, far)
+        )
+    )
+    (d,) = link.pending()["discrepancies"]
+    # Three hexes: which two the robber joins is not known, so no move is proposed.
+    assert {tuple(h) for h in d["where"]} == {here, there, far}
+    assert not link.pending()["proposals"]
 
 
 def test_health_is_reported_to_the_table(table: Table) -> None:
