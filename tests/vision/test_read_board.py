@@ -281,6 +281,8 @@ def test_the_command_reads_the_scenario_on_the_table(
     assert main([*args, "--players", "3"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert sorted((h["q"], h["r"]) for h in doc["hexes"]) == sorted(known.tiles)
+    # Checked against the scenario's set-up rules (a Seafarers map has none of its kind's).
+    assert doc["setup_check"] is not None
     # New World's set-up draws its sea: the map's sea is not known.
     assert main([*args[:-1], "new-world"]) == 2
     assert "draws its sea at random" in capsys.readouterr().err

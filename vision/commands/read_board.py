@@ -46,8 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def setup_check(board: Board) -> dict[str, Any] | None:
-    """Run ``companion.setup_check.check_board`` if it exists; None when it does not apply."""
+def setup_check(
+    board: Board, scenario: str | None = None, players: int | None = None
+) -> dict[str, Any] | None:
+    """Run ``companion.setup_check.check_board`` if it exists, against the set-up rules of
+    ``scenario`` for ``players`` when the table's scenario is named (a Seafarers or country
+    map has no rules of its own kind); None when it does not apply."""
     try:
         module = importlib.import_module("companion.setup_check")
     except ImportError:
@@ -56,7 +60,10 @@ def setup_check(board: Board) -> dict[str, Any] | None:
     if check is None:
         return None
     try:
-        report = check(for_setup_check(board))
+        if scenario is not None:
+            report = check(for_setup_check(board), module.spec_for(scenario, players), players)
+        else:
+            report = check(for_setup_check(board))
     except ValueError as exc:  # a board the checker cannot judge (e.g. a Seafarers map)
         log.warning("setup check skipped: %s", exc)
         return None
@@ -123,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     board = read_board(
         args.image, kind=args.kind, debug_dir=args.debug, pieces=not args.no_pieces, known=known
     )
-    check = setup_check(board)
+    check = setup_check(board, args.scenario, args.players if args.scenario else None)
     if args.json:
         doc = board.to_json()
         doc["setup_check"] = check
