@@ -48,6 +48,7 @@ from vision.register import (
     Lattice,
     NoBoardError,
     Registration,
+    _local_scale2,
     _robust_homography,
     _rotation_matrix,
     _sample,
@@ -67,6 +68,34 @@ _SHIFTS_PER_TURN = 12
 # holds only a part of the map (an island not relaid) is laid anywhere the part fits. Chosen on
 # renders of seeds 0-2 (right placements 0.73..1, wrong 0.30..0.50); seeds 5-6 held out.
 _MIN_CHIPS_SEEN = 0.6
+# Chips looked for where the map puts them (chips_by_frame): position (hex radii) and size
+# (log of the plane radius over the chips' median) tolerances, as the lattice's growth has
+# them (vision.register._GROW_TOL, 0.3 its inliers' size tolerance); rounds of look and fit.
+_EXTEND_TOL = 0.35
+_EXTEND_SIZE = 0.3
+_EXTEND_ROUNDS = 12
+# A group of the map's chips across the sea is slid this far (hex radii) on a grid of this
+# step, and taken where it finds at least this share of its discs.
+_SLIDE_REACH = 1.8
+_SLIDE_STEP = 0.15
+_SLIDE_SHARE = 0.6
+# The slid group's chips are not one shift away from the fit's (it is bent across the sea,
+# up to 0.4 hex radii across a group): a disc is taken within this many hex radii of its
+# place (a neighbour's disc is 1.7 away).
+_SLIDE_TOL = 0.5
+# The group's best place (the middle of the shifts finding most) must find this many discs
+# more than any shift this far (hex radii) from it: the shifts finding a group's discs lie
+# within _SLIDE_TOL of the right one, those finding its neighbours' 1.7 - _SLIDE_TOL away.
+_SLIDE_MARGIN = 2
+_SLIDE_AWAY = 0.75
+_SLIDES = np.array(
+    [
+        (x, y)
+        for x in np.arange(-_SLIDE_REACH, _SLIDE_REACH + 1e-9, _SLIDE_STEP)
+        for y in np.arange(-_SLIDE_REACH, _SLIDE_REACH + 1e-9, _SLIDE_STEP)
+        if x * x + y * y <= _SLIDE_REACH**2 + 1e-9
+    ]
+)
 
 
 def symmetries(frame: Sequence[Hex], hexes: set[Hex]) -> list[tuple[int, Hex]]:
@@ -159,8 +188,9 @@ class FrameRegistration(Registration):
 
     Attributes:
         sea_hexes: the frame's sea hexes (known, where ``sea_fraction`` is what was seen).
-        unconfirmed: land hexes of the islands the image places elsewhere
-            (:mod:`vision.frame_islands`); the registration is then ambiguous.
+        unconfirmed: land hexes of the islands the image places elsewhere (the registration
+            is then ambiguous) or cannot judge (their terrain looks like sea), as
+            :mod:`vision.frame_islands` tells them.
     """
 
     sea_hexes: tuple[Hex, ...] = ()
@@ -190,32 +220,192 @@ def register_frame(bgr: np.ndarray, frame: KnownFrame) -> FrameRegistration:
         raise ValueError("a known frame needs land hexes where chips may lie")
     lat = find_lattice(bgr)
     blue = board_sea_mask(lat.small, lat.h_lat, lat.chip_cells)
-    k, t, cost, ambiguous, sea, band = place_known_frame(lat, frame, blue)
-    if band < _MIN_BAND_SEA:
+    reg, placement, problem = _placed(lat, frame, blue)
+    if frame.chips is not None:
+        # A lattice holding one group of the map's chips (the others across the sea, not
+        # relaid): the map says where the others are; with them, it is placed again, and
+        # only that placement is judged (the first one's sea band may lie off a bent fit).
+        matched, fitted = chips_by_frame(reg, frame)
+        if len(matched) > len(reg.chip_hexes & frame.chips):
+            k, t = placement
+            cells = {_moved(c, k, t) for c in lat.chip_cells} | set(matched)
+            scaled = np.diag([lat.scale, lat.scale, 1.0]) @ fitted
+            lat = Lattice(lat.small, lat.scale, scaled, cells, lat.candidates)
+            reg, again, problem = _placed(lat, frame, blue)
+            # Placed elsewhere with them: the chips found by the first placement disagree.
+            reg.ambiguous = reg.ambiguous or again not in frame.symmetries()
+    if problem:
+        raise NoBoardError(problem)
+    seen = len(reg.chip_hexes & frame.chips) if frame.chips is not None else 0
+    if frame.chips is not None and seen < _MIN_CHIPS_SEEN * len(frame.chips):
         raise NoBoardError(
+            f"the map is not seen whole: chips were found on {seen} of its "
+            f"{len(frame.chips)} chip hexes at best"
+        )
+    reg.homography = fit_on_chip_hexes(reg, frame)
+    to_small = np.diag([lat.scale, lat.scale, 1.0]) @ reg.homography
+    elsewhere, unjudged = unconfirmed_islands(blue, to_small, frame.land)
+    reg.ambiguous = reg.ambiguous or bool(elsewhere)
+    off = sorted(h for g in elsewhere + unjudged for h in g)
+    return FrameRegistration(
+        **vars(reg), sea_hexes=tuple(sorted(frame.sea)), unconfirmed=tuple(off)
+    )
+
+
+def _placed(
+    lat: Lattice, frame: KnownFrame, blue: np.ndarray
+) -> tuple[Registration, tuple[int, Hex], str | None]:
+    """The registration of ``frame`` placed on ``lat`` (:func:`place_known_frame`), the
+    placement (turn, shift), and why it is no board (no sea band round the placed map, or a
+    placement too costly to be it), or None.
+    """
+    k, t, cost, ambiguous, sea, band = place_known_frame(lat, frame, blue)
+    problem = None
+    if band < _MIN_BAND_SEA:
+        problem = (
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice have no sea "
             "frame around them (is the whole map in the photo?)"
         )
-    if cost > _MAX_COST_PER_HEX * len(frame.hexes):
-        raise NoBoardError(
+    elif cost > _MAX_COST_PER_HEX * len(frame.hexes):
+        problem = (
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice do not lie "
             f"like the chips of the game's {len(frame.hexes)}-hex map"
         )
     reg = lat.placed(frame.kind, sorted(frame.hexes), k, t, cost, ambiguous, sea)
-    if frame.chips is not None and len(reg.chip_hexes & frame.chips) < _MIN_CHIPS_SEEN * len(
-        frame.chips
-    ):
-        raise NoBoardError(
-            f"the map is not seen whole: chips were found on {len(reg.chip_hexes & frame.chips)}"
-            f" of its {len(frame.chips)} chip hexes at best"
-        )
-    reg.homography = fit_on_chip_hexes(reg, frame)
-    to_small = np.diag([lat.scale, lat.scale, 1.0]) @ reg.homography
-    off = sorted(h for g in unconfirmed_islands(blue, to_small, frame.land) for h in g)
-    reg.ambiguous = reg.ambiguous or bool(off)
-    return FrameRegistration(
-        **vars(reg), sea_hexes=tuple(sorted(frame.sea)), unconfirmed=tuple(off)
+    return reg, (k, t), problem
+
+
+def chips_by_frame(reg: Registration, frame: KnownFrame) -> tuple[dict[Hex, int], np.ndarray]:
+    """The map's chip hexes with a disc where the map puts a chip, grown from the lattice's.
+
+    The chips on the map's chip hexes are fitted (as :func:`fit_on_chip_hexes`); then, round
+    by round, the chip hexes next to those found are looked for where the fit puts their
+    centres (:func:`_discs_at`), and fitted again. Across the sea to another island the fit is
+    extrapolated, a hex or more off on a steep view, so when no neighbour is found, a group
+    of the map's chips (chip hexes joined by a side, the largest first) is slid as one in the
+    board plane (:func:`_slide_group`) and taken where it clearly finds most of its discs.
+
+    Returns:
+        ``(matched, homography)``: chip hex -> index in ``reg.candidates``, and the float64
+        (3, 3) board plane -> pixels fitted on them (``reg.homography`` if under 4 chips).
+    """
+    hexes = sorted(reg.chip_hexes & frame.chip_hexes)
+    if len(hexes) < 4 or not reg.candidates:
+        return {}, reg.homography
+    cands = np.array([[c.x, c.y] for c in reg.candidates])
+    rad = np.array([c.radius for c in reg.candidates])
+    src = np.array([hex_center(h) for h in hexes])
+    near = np.linalg.norm(reg.project(src)[:, None] - cands[None], axis=2).argmin(axis=1)
+    matched = dict(zip(hexes, (int(i) for i in near), strict=True))
+    h = reg.homography
+    for _ in range(_EXTEND_ROUNDS):
+        chips = sorted(matched)
+        centres = np.array([hex_center(x) for x in chips])
+        fitted = _robust_homography(centres, cands[[matched[x] for x in chips]])
+        if fitted is None:
+            break
+        h = fitted / fitted[2, 2]
+        unit = np.sqrt(np.abs(_local_scale2(h, centres)))
+        size = float(np.median(rad[[matched[x] for x in chips]] / unit))
+        todo = frame.chip_hexes - set(matched)
+        nextto = sorted(x for x in todo if any(_moved(x, 0, d) in matched for d in _NEIGHBOURS))
+        new = _discs_at(h, nextto, np.zeros(2), cands, rad, size, set(matched.values()))
+        if not new:
+            for group in _chip_groups(todo):
+                new = _slide_group(
+                    h, group, cands, rad, size, set(matched.values()), frame.chip_hexes
+                )
+                if new:
+                    break
+        if not new:
+            break
+        matched.update(new)
+    return matched, h
+
+
+def _discs_at(
+    h: np.ndarray,
+    hexes: list[Hex],
+    shift: np.ndarray,
+    cands: np.ndarray,
+    rad: np.ndarray,
+    size: float,
+    taken: set[int],
+    tol: float = 0.35,
+) -> dict[Hex, int]:
+    """The hexes with a disc of a chip's size where ``h`` puts their centres moved by
+    ``shift`` (board plane, hex radii): hex -> candidate index, each candidate once.
+
+    ``cands`` (N, 2) and ``rad`` (N,): candidates' centres and radii, pixels; ``size``: the
+    chips' plane radius (hex radii); ``taken``: candidates already some hex's chip.
+    """
+    if not hexes:
+        return {}
+    at = np.array([hex_center(x) for x in hexes]) + shift
+    unit = np.sqrt(np.abs(_local_scale2(h, at)))
+    d = np.linalg.norm(project(h, at)[:, None] - cands[None], axis=2) / unit[:, None]
+    j = d.argmin(axis=1)
+    ok = (d[np.arange(len(hexes)), j] < tol) & (np.abs(np.log(rad[j] / unit / size)) < _EXTEND_SIZE)
+    found = [(hexes[i], int(j[i])) for i in np.nonzero(ok)[0] if int(j[i]) not in taken]
+    if len({c for _, c in found}) < len(found):
+        return {}  # two hexes on one disc: the shift is not one cell's
+    return dict(found)
+
+
+def _slide_group(
+    h: np.ndarray,
+    group: list[Hex],
+    cands: np.ndarray,
+    rad: np.ndarray,
+    size: float,
+    taken: set[int],
+    chip_hexes: frozenset[Hex],
+) -> dict[Hex, int]:
+    """A group of chip hexes' discs, the group slid in the board plane (up to
+    :data:`_SLIDE_REACH` hex radii) to where it finds most: taken when that is at least
+    :data:`_SLIDE_SHARE` of the group (and 3), and :data:`_SLIDE_MARGIN` more than any shift
+    :data:`_SLIDE_AWAY` or more from the middle of the best shifts; a disc found beside the
+    group where the map (``chip_hexes``) has no chip counts two less. Discs are taken within
+    :data:`_SLIDE_TOL`.
+    """
+    # A disc beside the group, where the map has no chip, counts against the shift: a strip
+    # of chips slid one cell along itself finds most of them again, and discs beyond its end.
+    ring = sorted({_moved(x, 0, d) for x in group for d in _NEIGHBOURS} - set(group) - chip_hexes)
+    counts = np.array(
+        [
+            len(_discs_at(h, group, s, cands, rad, size, taken, _SLIDE_TOL))
+            - 2 * len(_discs_at(h, ring, s, cands, rad, size, taken, _SLIDE_TOL))
+            for s in _SLIDES
+        ]
     )
+    best = int(counts.max())
+    if best < max(3, _SLIDE_SHARE * len(group)):
+        return {}
+    # Every shift within the tolerance of the right one finds as many: the middle of those.
+    centre = _SLIDES[counts == best].mean(axis=0)
+    away = np.linalg.norm(_SLIDES - centre, axis=1) >= _SLIDE_AWAY
+    if best - counts[away].max(initial=-len(ring) * 2) < _SLIDE_MARGIN:
+        return {}
+    return _discs_at(h, group, centre, cands, rad, size, taken, _SLIDE_TOL)
+
+
+def _chip_groups(hexes: set[Hex]) -> list[list[Hex]]:
+    """Hexes joined by a side, in groups, the largest first."""
+    left, out = set(hexes), []
+    while left:
+        start = min(left)
+        left.discard(start)
+        group, stack = [start], [start]
+        while stack:
+            c = stack.pop()
+            for d in _NEIGHBOURS:
+                n = _moved(c, 0, d)
+                if n in left:
+                    left.discard(n)
+                    group.append(n)
+                    stack.append(n)
+        out.append(sorted(group))
+    return sorted(out, key=lambda g: (-len(g), g))
 
 
 def fit_on_chip_hexes(reg: Registration, frame: KnownFrame) -> np.ndarray:
