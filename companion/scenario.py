@@ -141,6 +141,23 @@ def load_scenario(name_or_path: str | Path, players: int, seed: int | None = Non
         raise ScenarioError(f"{path.name}: {exc}") from None
 
 
+def scenario_map(name: str, players: int) -> Board:
+    """The map of scenario ``name`` (an id or a file) for ``players``, as the reader may rely
+    on it: its hexes, sea and terrain counts are the same for every set-up (which land hex
+    holds which terrain is not, and is read from the photo).
+
+    Raises:
+        ValueError: an unknown scenario, or one whose set-up draws its sea at random.
+    """
+    maps = [load_scenario(name, players, seed=seed).board for seed in (0, 1)]
+    seas = [{h for h, t in m.tiles.items() if t.terrain == Terrain.SEA} for m in maps]
+    if seas[0] != seas[1]:
+        raise ValueError(
+            f"scenario {name!r} draws its sea at random: read the photo without --scenario"
+        )
+    return maps[0]
+
+
 def player_counts(name_or_path: str | Path) -> list[int]:
     """The player counts a scenario file has a layout for.
 

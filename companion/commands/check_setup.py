@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.board import SCENARIO_BOARD_KINDS, Board
 from companion.fixes import FixResult, describe_swaps, suggest_fixes
+from companion.scenario import list_scenarios, scenario_map
 from companion.setup_check import Report, SetupSpec, check_board, draw_board, spec_for
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def load_board(path: str) -> Board:
-    """A board from a JSON file, or read from a photo by the vision module when it exists."""
+def load_board(path: str, known: Board | None = None) -> Board:
+    """A board from a JSON file, or read from a photo by the vision module when it exists
+    (with ``known``, the scenario's map: the photo is read in that map's own hexes)."""
     p = Path(path)
     if p.suffix.lower() == ".json":
         return Board.load(p)
@@ -64,12 +66,20 @@ def load_board(path: str) -> Board:
             f"{p}: reading a photo needs the vision module (vision.read_board), which is not "
             "installed; pass a board JSON file instead"
         ) from None
-    board = module.read_board(p)
+    board = module.read_board(p) if known is None else module.read_board(p, known=known)
     if not isinstance(board, Board):
         raise TypeError("vision.read_board.read_board did not return a companion.board.Board")
     # Harbours left unread would be judged missing: the reader says how to check its board.
     prepare = getattr(module, "for_setup_check", None)
     return prepare(board) if prepare is not None else board
+
+
+def known_map(scenario: str | None, players: int | None) -> Board | None:
+    """The map of the scenario named by ``--scenario`` (None for the base game and 5-6, whose
+    boards are read blind), for reading a photo of it."""
+    if scenario is None or (scenario not in list_scenarios() and not Path(scenario).suffix):
+        return None
+    return scenario_map(scenario, players or 4)
 
 
 def choose_spec(board: Board, scenario: str | None, players: int | None) -> SetupSpec:
@@ -125,7 +135,8 @@ def report_text(board: Board, report: Report, fix: FixResult, players: int | Non
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.max_swaps <= MAX_SWAPS_LIMIT:
         raise ValueError(f"--max-swaps {args.max_swaps}: choose 1 to {MAX_SWAPS_LIMIT}")
-    board = load_board(args.board)
+    photo = Path(args.board).suffix.lower() != ".json"
+    board = load_board(args.board, known_map(args.scenario, args.players) if photo else None)
     spec = choose_spec(board, args.scenario, args.players)
     report = check_board(board, spec, args.players, spiral=args.spiral, beginner=args.beginner)
     fix = suggest_fixes(board, report.spec, args.players, max_swaps=args.max_swaps)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.board import Board, Terrain
 from companion.host import TableHost, open_or_create
-from companion.scenario import load_scenario
+from companion.scenario import load_scenario, scenario_map
 from web.server import host_page
 
 log = logging.getLogger(__name__)
@@ -59,16 +59,27 @@ def parse_players(text: str) -> list[str]:
     return players
 
 
-def read_table_board(args: argparse.Namespace) -> Board:
-    """The board of a new game, from the camera, a photo or a JSON file."""
+def photo_map(scenario: str, players: int) -> Board | None:
+    """The scenario's map for reading its photo in the map's own hexes, which the scenario's
+    rules name; None (read blind) when the scenario draws its sea at random."""
+    try:
+        return scenario_map(scenario, players)
+    except ValueError as exc:
+        log.warning("%s; reading the photo without the scenario's map", exc)
+        return None
+
+
+def read_table_board(args: argparse.Namespace, known: Board | None = None) -> Board:
+    """The board of a new game, from the camera, a photo or a JSON file (a photo read in the
+    hexes of ``known``, the scenario's map, when given)."""
     if args.board is not None:
         return Board.load(args.board)
     from vision.read_board import read_board
 
     if args.photo is not None:
-        return read_board(args.photo)
+        return read_board(args.photo, known=known)
     if args.camera is not None:
-        return read_board(grab_frame(args.camera))
+        return read_board(grab_frame(args.camera), known=known)
     raise ValueError("a new game needs its board: give --camera, --photo or --board")
 
 
@@ -123,7 +134,11 @@ def run(args: argparse.Namespace) -> int:
         scenario = load_scenario(args.scenario, len(players), seed=args.seed)
         rules = scenario.rules
         has_source = args.board or args.photo or args.camera
-        board = read_table_board(args) if has_source else scenario.board
+        board = (
+            read_table_board(args, photo_map(args.scenario, len(players)))
+            if has_source
+            else scenario.board
+        )
     else:
         board = read_table_board(args)
         if board.warnings:

@@ -288,6 +288,42 @@ def test_the_command_reads_the_scenario_on_the_table(
     assert "draws its sea at random" in capsys.readouterr().err
 
 
+def test_check_setup_and_run_read_a_scenario_photo_in_the_maps_own_hexes(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The scenario's rules name its hexes (islands, areas): a photo read blind would place
+    # the map in the reader's own orientation instead.
+    from argparse import Namespace
+
+    from companion.commands.check_setup import known_map, load_board
+    from companion.commands.run import photo_map, read_table_board
+    from companion.scenario import load_scenario
+
+    path = tmp_path / "four-islands.png"
+    known = load_scenario("four-islands", 3, seed=2).board
+    shot = render_board(
+        known, width=1200, height=900, rng=5, conditions=replace(CLEAN, tilt_deg=10)
+    )
+    cv2.imwrite(str(path), shot.image)
+    assert known_map("base", None) is None and known_map(None, 3) is None
+    board = load_board(str(path), known_map("four-islands", 3))
+    assert sorted(board.tiles) == sorted(known.tiles)
+    assert main(["check-setup", str(path), "--scenario", "four-islands", "--players", "3"]) in (
+        0,
+        1,
+    )
+    assert "four-islands" not in capsys.readouterr().err
+    args = Namespace(board=None, photo=path, camera=None)
+    board = read_table_board(args, photo_map("four-islands", 3))
+    assert sorted(board.tiles) == sorted(known.tiles)
+    # New World draws its sea: the game's photo is read blind, and the log says why.
+    with caplog.at_level("WARNING"):
+        assert photo_map("new-world", 3) is None
+    assert "draws its sea at random" in caplog.text
+
+
 def test_a_chip_read_where_registration_found_no_disc_does_not_move_the_desert() -> None:
     # Bench vision's seed 0, render 254: the robber on the desert's pale middle, where
     # registration found no chip disc, was read as a 2 with confidence 0.975, and that

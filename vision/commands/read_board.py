@@ -18,7 +18,8 @@ import logging
 import sys
 from typing import Any
 
-from companion.board import Board, Terrain, rows_of
+from companion.board import Board, rows_of
+from companion.scenario import scenario_map
 from vision.read_board import for_setup_check, is_certain, read_board
 from vision.register import FRAMES
 
@@ -103,25 +104,6 @@ def format_board(board: Board) -> str:
 
 def _where(hx: tuple[int, int] | None) -> str:
     return "not seen" if hx is None else f"hex {hx}"
-
-
-def scenario_map(name: str, players: int) -> Board:
-    """The map of scenario ``name`` (an id or a file) for ``players``, as the reader may rely
-    on it: its hexes, sea and terrain counts are the same for every set-up (which land hex
-    holds which terrain is not, and is read from the photo).
-
-    Raises:
-        ValueError: an unknown scenario, or one whose set-up draws its sea at random.
-    """
-    from companion.scenario import load_scenario
-
-    maps = [load_scenario(name, players, seed=seed).board for seed in (0, 1)]
-    seas = [{h for h, t in m.tiles.items() if t.terrain == Terrain.SEA} for m in maps]
-    if seas[0] != seas[1]:
-        raise ValueError(
-            f"scenario {name!r} draws its sea at random: read the photo without --scenario"
-        )
-    return maps[0]
 
 
 def run(args: argparse.Namespace) -> int:
