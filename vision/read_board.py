@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, Terrain, Tile, hex_center
+from vision.chip_rim import rim_ellipse, round_affine
 from vision.harbours import read_harbours
 from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
@@ -399,6 +400,7 @@ def photo_chip_crop(
     top_to_image: np.ndarray,
     disc: tuple[float, float, float],
     side: int = _READ_SIDE,
+    fix: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """The chip as seen from straight above, cut from the original photo.
 
@@ -406,6 +408,8 @@ def photo_chip_crop(
     homography back into the photo and resampled once, at ``side`` pixels: the camera's own
     (sharpest) pixels, with the perspective undone locally, so the chip is a centred circle
     filling the crop whatever the camera's tilt. None if the disc leaves the photo.
+    ``fix`` (float (3, 3), top view to top view) maps the disc onto where the chip really is
+    in the top view (an ellipse, see :func:`_rim_fix`), to make that round instead.
     """
     x, y, r = disc
     k = r * _CROP_MARGIN / (side / 2.0)
@@ -413,6 +417,8 @@ def photo_chip_crop(
     crop_to_top = np.array(
         [[k, 0.0, x - k * (side - 1) / 2.0], [0.0, k, y - k * (side - 1) / 2.0], [0, 0, 1]]
     )
+    if fix is not None:
+        crop_to_top = fix @ crop_to_top
     crop_to_image = top_to_image @ crop_to_top
     corners = project(crop_to_image, np.array([[0, 0], [side, 0], [side, side], [0, side]]))
     x0, y0 = np.floor(corners.min(axis=0)).astype(int)
@@ -434,6 +440,34 @@ def photo_chip_crop(
         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
+
+
+def _rim_fix(
+    image: np.ndarray, top_to_image: np.ndarray, disc: tuple[float, float, float]
+) -> np.ndarray | None:
+    """float (3, 3), top view to top view: the map from the disc ``(x, y, radius)`` onto the
+    ellipse the chip's rim really draws in the top view, when it is clearly not round there
+    (a steep view's far rows, where the board's homography is off: see
+    :mod:`vision.chip_rim`); None when the rim is round or not found."""
+    x, y, r = disc
+    wide = photo_chip_crop(image, top_to_image, (x, y, r * _RIM_LOOK))
+    if wide is None:
+        return None
+    inside = wide.shape[1] / 2.0 / (_RIM_LOOK * _CROP_MARGIN)
+    mid = ((wide.shape[1] - 1) / 2.0, (wide.shape[0] - 1) / 2.0)
+    found = rim_ellipse(wide, mid, inside)
+    if found is None:
+        return None
+    # Crop pixels -> top-view pixels: a scale and a shift, which keep an ellipse's shape.
+    k = r / inside
+    (cx, cy), (a, b), t = found
+    on_top = ((x + k * (cx - mid[0]), y + k * (cy - mid[1])), (k * a, k * b), t)
+    return round_affine(on_top, (x, y), r)
+
+
+#: the rim is looked for in a crop this many chip radii to each side of the centre (times the
+#: crop margin): room for a rim up to 1.45 radii out
+_RIM_LOOK = 1.4
 
 
 def chip_crop(top: np.ndarray, disc: tuple[float, float, float]) -> np.ndarray | None:
@@ -697,7 +731,9 @@ def _read_disc(
     where no crop can be cut, an empty reading where the disc is half or more under a hand."""
     from vision.chips import CHIP_VALUES, ChipReading, read_chip
 
-    crop = photo_chip_crop(image, top_to_image, disc) if image is not None else None
+    crop = None
+    if image is not None:
+        crop = photo_chip_crop(image, top_to_image, disc, fix=_rim_fix(image, top_to_image, disc))
     if crop is None:
         crop = chip_crop(top, disc)
     if crop is None:
