@@ -345,3 +345,38 @@ def test_a_two_whose_disc_edge_cut_a_digit_away_may_be_a_twelve(rotation: float)
     reading = read_chip(image, disc=disc)
     assert reading.value is None, reading
     assert reading.scores[12] == pytest.approx(reading.scores[2], abs=0.05)
+
+
+@pytest.mark.parametrize("value", [2, 4, 12, 10])
+def test_a_numeral_counts_its_digits_as_parts(value: int) -> None:
+    image = _on_table(value, "dots", 0.0)
+    analysis = analyse_chip(image)
+    assert analysis is not None
+    assert analysis.parts == (2 if value >= 10 else 1)
+    # Print kept at the disc's edge may be joined to ink along it: its parts are not counted.
+    kept = analyse_chip(image, rim_print=True)
+    assert kept is not None and kept.parts == 0
+
+
+def test_a_numeral_seen_as_one_part_favours_a_single_digit() -> None:
+    # A glyph the classifier finds as like a 2 as a 12 (a 2 in a bold face, say): seen as one
+    # blob, with nothing cut away at the edge, it is the 2.
+    from vision.chips import _read_analysis
+
+    analysis = analyse_chip(_on_table(2, "dots", 0.0))
+    assert analysis is not None and analysis.parts == 1
+
+    class Undecided:
+        def predict_proba(self, features: np.ndarray) -> np.ndarray:
+            p = np.zeros((len(features), len(CHIP_VALUES) + 1))
+            p[:, CHIP_VALUES.index(2)] = p[:, CHIP_VALUES.index(12)] = 0.5
+            return p
+
+    model = Undecided()
+    one = _read_analysis(analysis, model)  # type: ignore[arg-type]
+    assert one.value == 2 and one.scores[2] > 3 * one.scores[12]
+    two = _read_analysis(dataclasses.replace(analysis, parts=2), model)  # type: ignore[arg-type]
+    assert two.scores[2] == pytest.approx(two.scores[12])
+    # A digit cut away at the edge: the 2 may be what is left of a 12, one part says nothing.
+    cut = _read_analysis(dataclasses.replace(analysis, cut=True), model)  # type: ignore[arg-type]
+    assert cut.scores[2] == pytest.approx(cut.scores[12])
