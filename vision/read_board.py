@@ -21,6 +21,7 @@ import numpy as np
 
 from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, Terrain, Tile, hex_center
 from vision.chip_rim import rim_ellipse, round_affine
+from vision.frame_islands import islands
 from vision.harbours import read_harbours
 from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
@@ -121,6 +122,17 @@ def is_certain(board: Board) -> bool:
     return not any(w.startswith("uncertain") for w in board.warnings)
 
 
+def unanchored_islands(reg: FrameRegistration, known: Board | None) -> list[list[Hex]]:
+    """The islands of the known map ``known`` that nothing in the photo places: not confirmed
+    by their land against the sea (``reg.unconfirmed``) and without a chip seen where the map
+    has a number (the homography is fitted on the chips, so an island with one is where the
+    fit puts it; a disc on a chip-less island is a token, which places nothing). Their hexes
+    may lie off the photo's, so the reading cannot be certain."""
+    numbered = {h for h, t in known.tiles.items() if t.number is not None} if known else set()
+    anchors = reg.chip_hexes & numbered
+    return [g for g in islands(reg.unconfirmed) if not anchors.intersection(g)]
+
+
 def for_setup_check(board: Board) -> Board:
     """The board as a setup check should judge it: without its harbours when some were left
     unread (their warnings say so), since a partial set would be judged as harbours missing
@@ -171,6 +183,12 @@ def read_board(
         reg = register(image, known.kind if known is not None else kind)
     if reg.ambiguous:
         warnings.append("uncertain: the frame fits the chips in more than one place")
+    elif isinstance(reg, FrameRegistration) and (adrift := unanchored_islands(reg, known)):
+        names = "; ".join(", ".join(str(h) for h in group) for group in adrift)
+        warnings.append(
+            f"uncertain: the map's island(s) {names} could not be checked against the photo "
+            "(no chip seen on them, and their land is not told from the sea)"
+        )
 
     native = _native_px_per_unit(reg)
     px = float(np.clip(native, _MIN_PX, _MAX_PX))

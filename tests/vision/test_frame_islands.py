@@ -3,6 +3,8 @@ chip hexes only (``vision.frame_islands``, ``vision.known_frame``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,25 @@ def test_a_group_of_chips_across_the_sea_is_slid_onto_its_discs():
     off = truth @ np.array([[1.0, 0.0, 0.9], [0.0, 1.0, -0.6], [0.0, 0.0, 1.0]])
     found = _slide_group(off, group, cands, rad, 0.4, set(), frame.chip_hexes)
     assert found == {h: chips.index(h) for h in group}
+
+
+def test_a_chipless_island_nothing_in_the_photo_places_makes_the_reading_uncertain(
+    shot, monkeypatch
+):
+    # An island the sea mask cannot judge (its land looks like sea) and with no chip seen on
+    # it may lie off the photo's; a reading of the map is then not certain. An island with a
+    # chip seen is where the fit on the chips puts it.
+    import vision.read_board as read_board_module
+    from vision.read_board import is_certain, read_board, unanchored_islands
+
+    reg = register_frame(shot.image, FRAME)
+    main, tribe = islands(FRAME.land)[0], islands(FRAME.land)[1]
+    assert not set(tribe) & FRAME.chip_hexes and set(main) & reg.chip_hexes
+    assert unanchored_islands(replace(reg, unconfirmed=tuple(sorted(main))), BOARD) == []
+    adrift = replace(reg, unconfirmed=tuple(sorted(tribe)))
+    # (The lattice may take a token on the tribe's island for a chip: it anchors nothing.)
+    assert unanchored_islands(adrift, BOARD) == [sorted(tribe)]
+    monkeypatch.setattr(read_board_module, "register_frame", lambda image, frame: adrift)
+    board = read_board(shot.image, pieces=False, known=BOARD)
+    assert not is_certain(board)
+    assert any("could not be checked" in w and str(tribe[0]) in w for w in board.warnings)
