@@ -19,12 +19,10 @@ docs/vision-tracking.md, "Scenario maps: the known frame").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 
 from companion.board import SQRT3, Hex, hex_center
-from vision.register import _sample, circle_points, project
+from vision.register import _sample, circle_points, hex_groups, project
 
 _NEIGHBOURS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 # Land samples per hex (board-plane offsets, hex radii): the centre and two rings inside.
@@ -46,29 +44,6 @@ MAX_GAP = 0.15
 # hex spacings off or more saw 0.96-1.0 at best, right ones with some mountain 0.65-0.88
 # (the scenario bench, seeds 0-2, before the homography was fitted on chip hexes only).
 MIN_LAND_SEEN = 0.75
-
-
-def islands(land: Iterable[Hex]) -> list[list[Hex]]:
-    """The map's islands: groups of land hexes joined by a side, largest first.
-
-    >>> islands([(0, 0), (1, 0), (3, 0)])
-    [[(0, 0), (1, 0)], [(3, 0)]]
-    """
-    left, out = set(land), []
-    while left:
-        start = min(left)
-        left.discard(start)
-        group, stack = [start], [start]
-        while stack:
-            q, r = stack.pop()
-            for dq, dr in _NEIGHBOURS:
-                n = (q + dq, r + dr)
-                if n in left:
-                    left.discard(n)
-                    group.append(n)
-                    stack.append(n)
-        out.append(sorted(group))
-    return sorted(out, key=lambda g: (-len(g), g))
 
 
 def island_template(island: list[Hex], land: frozenset[Hex]) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +119,7 @@ def unconfirmed_islands(
         ``(elsewhere, unjudged)``, each a list of islands (lists of hexes).
     """
     elsewhere, unjudged = [], []
-    for group in islands(land):
+    for group in hex_groups(land):
         gap, land_seen = placement_gap(sea, homography, group, land)
         if land_seen < MIN_LAND_SEEN:
             unjudged.append(group)

@@ -56,6 +56,7 @@ from vision.register import (
     band_points,
     board_sea_mask,
     find_lattice,
+    hex_groups,
     project,
     rotate_axial,
     sea_fraction,
@@ -311,7 +312,7 @@ def chips_by_frame(reg: Registration, frame: KnownFrame) -> tuple[dict[Hex, int]
         nextto = sorted(x for x in todo if any(_moved(x, 0, d) in matched for d in _NEIGHBOURS))
         new = _discs_at(h, nextto, np.zeros(2), cands, rad, size, set(matched.values()))
         if not new:
-            for group in _chip_groups(todo):
+            for group in hex_groups(todo):
                 new = _slide_group(
                     h, group, cands, rad, size, set(matched.values()), frame.chip_hexes
                 )
@@ -387,25 +388,6 @@ def _slide_group(
     if best - counts[away].max(initial=-len(ring) * 2) < _SLIDE_MARGIN:
         return {}
     return _discs_at(h, group, centre, cands, rad, size, taken, _SLIDE_TOL)
-
-
-def _chip_groups(hexes: set[Hex]) -> list[list[Hex]]:
-    """Hexes joined by a side, in groups, the largest first."""
-    left, out = set(hexes), []
-    while left:
-        start = min(left)
-        left.discard(start)
-        group, stack = [start], [start]
-        while stack:
-            c = stack.pop()
-            for d in _NEIGHBOURS:
-                n = _moved(c, 0, d)
-                if n in left:
-                    left.discard(n)
-                    group.append(n)
-                    stack.append(n)
-        out.append(sorted(group))
-    return sorted(out, key=lambda g: (-len(g), g))
 
 
 def fit_on_chip_hexes(reg: Registration, frame: KnownFrame) -> np.ndarray:

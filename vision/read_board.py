@@ -21,7 +21,6 @@ import numpy as np
 
 from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, Terrain, Tile, hex_center
 from vision.chip_rim import rim_ellipse, round_affine
-from vision.frame_islands import islands
 from vision.harbours import read_harbours
 from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
@@ -29,6 +28,7 @@ from vision.pieces import KIND_CERTAIN, detect_pieces
 from vision.register import (
     Registration,
     circle_points,
+    hex_groups,
     plane_to_axial,
     project,
     rectify,
@@ -130,7 +130,7 @@ def unanchored_islands(reg: FrameRegistration, known: Board | None) -> list[list
     may lie off the photo's, so the reading cannot be certain."""
     numbered = {h for h, t in known.tiles.items() if t.number is not None} if known else set()
     anchors = reg.chip_hexes & numbered
-    return [g for g in islands(reg.unconfirmed) if not anchors.intersection(g)]
+    return [g for g in hex_groups(reg.unconfirmed) if not anchors.intersection(g)]
 
 
 def for_setup_check(board: Board) -> Board:

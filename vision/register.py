@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -595,7 +595,7 @@ def relay_islands(
     Returns:
         The refitted lattice and its chips.
     """
-    groups = _groups(set(cells))
+    groups = hex_groups(cells)
     if len(groups) < 2:
         return h, cells
     pts = np.array([[c.x, c.y] for c in cands], np.float64)
@@ -687,8 +687,13 @@ def _relay_part(
     return found
 
 
-def _groups(cells: set[Hex]) -> list[list[Hex]]:
-    """The groups of neighbouring cells, largest first (ties in a fixed order)."""
+def hex_groups(cells: Iterable[Hex]) -> list[list[Hex]]:
+    """Hexes joined by a side, in groups (each sorted), the largest first (ties in a fixed
+    order): a lattice's chip groups, a map's islands.
+
+    >>> hex_groups([(0, 0), (1, 0), (3, 0)])
+    [[(0, 0), (1, 0)], [(3, 0)]]
+    """
     left, out = set(cells), []
     while left:
         start = min(left)

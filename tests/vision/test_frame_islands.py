@@ -11,16 +11,22 @@ import pytest
 import vision.known_frame as known_frame
 from companion.board import Terrain, hex_center
 from companion.scenario import load_scenario
-from vision.frame_islands import islands, placement_gap, unconfirmed_islands
+from vision.frame_islands import placement_gap, unconfirmed_islands
 from vision.known_board import register_known
 from vision.known_frame import (
     KnownFrame,
-    _chip_groups,
     _slide_group,
     fit_on_chip_hexes,
     register_frame,
 )
-from vision.register import ChipCandidate, Registration, _robust_homography, project, sea_mask
+from vision.register import (
+    ChipCandidate,
+    Registration,
+    _robust_homography,
+    hex_groups,
+    project,
+    sea_mask,
+)
 from vision.synth.render import Conditions, render_board
 
 # The map of seed 5's certain-but-wrong registration: a main island with the chips, and four
@@ -46,7 +52,7 @@ def spacing_errors(h: np.ndarray, truth: np.ndarray, hexes: list) -> np.ndarray:
 
 
 def test_the_maps_islands_are_its_land_joined_by_sides():
-    groups = islands(FRAME.land)
+    groups = hex_groups(FRAME.land)
     assert sum(map(len, groups)) == len(FRAME.land)
     assert len(groups) == 5 and len(groups[0]) == 21  # the main island, then the tribe's
 
@@ -58,7 +64,7 @@ def test_islands_in_place_are_confirmed_and_bent_ones_are_not(shot):
     off, unjudged = unconfirmed_islands(sea, bent, FRAME.land)
     # Every island drawn half a hex spacing or more off its place is found out.
     far_off = [
-        g for g in islands(FRAME.land) if spacing_errors(bent, shot.homography, g).max() > 0.45
+        g for g in hex_groups(FRAME.land) if spacing_errors(bent, shot.homography, g).max() > 0.45
     ]
     assert len(far_off) >= 2 and all(g in off for g in far_off)
     assert all(placement_gap(sea, bent, g, FRAME.land)[0] > 0.15 for g in far_off)
@@ -156,7 +162,7 @@ def test_a_group_of_chips_across_the_sea_is_slid_onto_its_discs():
     chips = sorted(frame.chip_hexes)
     cands = project(truth, np.array([hex_center(h) for h in chips]))
     rad = np.full(len(chips), 0.4 * 40.0)
-    group = _chip_groups(set(chips))[1]
+    group = hex_groups(set(chips))[1]
     assert len(group) == 10
     off = truth @ np.array([[1.0, 0.0, 0.9], [0.0, 1.0, -0.6], [0.0, 0.0, 1.0]])
     found = _slide_group(off, group, cands, rad, 0.4, set(), frame.chip_hexes)
@@ -173,7 +179,7 @@ def test_a_chipless_island_nothing_in_the_photo_places_makes_the_reading_uncerta
     from vision.read_board import is_certain, read_board, unanchored_islands
 
     reg = register_frame(shot.image, FRAME)
-    main, tribe = islands(FRAME.land)[0], islands(FRAME.land)[1]
+    main, tribe = hex_groups(FRAME.land)[0], hex_groups(FRAME.land)[1]
     assert not set(tribe) & FRAME.chip_hexes and set(main) & reg.chip_hexes
     assert unanchored_islands(replace(reg, unconfirmed=tuple(sorted(main))), BOARD) == []
     adrift = replace(reg, unconfirmed=tuple(sorted(tribe)))
