@@ -265,18 +265,25 @@ def test_a_map_with_face_down_hexes_is_read_without_its_counts() -> None:
     assert warnings == ["the map's terrain counts are not used: it has unexplored hexes"]
 
 
-def test_the_command_reads_the_scenario_on_the_table(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
-) -> None:
+@pytest.fixture(scope="module")
+def four_islands_photo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Board]:
+    """A photo file of Four Islands (3 players) on the table, and the map it shows."""
     from companion.scenario import load_scenario
 
-    path = tmp_path / "four-islands.png"
+    path = tmp_path_factory.mktemp("scenario") / "four-islands.png"
     known = load_scenario("four-islands", 3, seed=2).board
     shot = render_board(
         known, width=1200, height=900, rng=5, conditions=replace(CLEAN, tilt_deg=10)
     )
     cv2.imwrite(str(path), shot.image)
+    return path, known
+
+
+def test_the_command_reads_the_scenario_on_the_table(
+    four_islands_photo: tuple[Path, Board],
+    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+) -> None:
+    path, known = four_islands_photo
     args = ["read-board", str(path), "--json", "--no-pieces", "--scenario", "four-islands"]
     assert main([*args, "--players", "3"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -289,7 +296,7 @@ def test_the_command_reads_the_scenario_on_the_table(
 
 
 def test_check_setup_and_run_read_a_scenario_photo_in_the_maps_own_hexes(
-    tmp_path: Path,
+    four_islands_photo: tuple[Path, Board],
     capsys: pytest.CaptureFixture[str],  # noqa: ANN001
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -299,14 +306,8 @@ def test_check_setup_and_run_read_a_scenario_photo_in_the_maps_own_hexes(
 
     from companion.commands.check_setup import known_map, load_board
     from companion.commands.run import photo_map, read_table_board
-    from companion.scenario import load_scenario
 
-    path = tmp_path / "four-islands.png"
-    known = load_scenario("four-islands", 3, seed=2).board
-    shot = render_board(
-        known, width=1200, height=900, rng=5, conditions=replace(CLEAN, tilt_deg=10)
-    )
-    cv2.imwrite(str(path), shot.image)
+    path, known = four_islands_photo
     assert known_map("base", None) is None and known_map(None, 3) is None
     board = load_board(str(path), known_map("four-islands", 3))
     assert sorted(board.tiles) == sorted(known.tiles)
