@@ -412,4 +412,4 @@ class DemoPlayers:
         others = [a for a in came if _as_proposed(a) != _as_proposed(action)]
         if others:
             self.tally.other += len(others)
-            log.warning("the camera applied %s, which was not the move made", others)
+            log.warning("the camera applied %s, which was not the move made (%s)", others, action)
