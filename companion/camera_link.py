@@ -122,9 +122,14 @@ def unread_changes(game: Game, observation: SeenBoard, placed: SeenBoard) -> lis
     changed = {tuple(h) for h in getattr(observation, "changed_hexes", ())}
     t = game.topology
     for piece, index in (("robber", game.robber), ("pirate", game.pirate)):
+        if index is None:
+            continue
         seen_on = getattr(placed, piece, None)
-        if index is not None and seen_on is not None and tuple(seen_on) != t.hexes[index]:
+        if seen_on is not None and tuple(seen_on) != t.hexes[index]:
             changed -= {t.hexes[index], tuple(seen_on)}  # the move left one hex, reached another
+        elif changed == {t.hexes[index]}:
+            # The figure's own hex alone: it was set straight where it stands, nothing to ask.
+            changed.clear()
     if not changed:
         return []
     names = ", ".join("(" + ", ".join(str(c) for c in h) + ")" for h in sorted(changed))

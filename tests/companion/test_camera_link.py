@@ -181,6 +181,11 @@ def test_robber_read_from_the_hexes_that_changed(table: Table) -> None:
         )
     )
     (d,) = link.pending()["discrepancies"]
+    # The robber's own hex alone: the figure was set straight, nothing to ask.
+    link.handle(
+        SimpleNamespace(pieces=pieces, robber=None, pirate=None, numbers={}, changed_hexes=(here,))
+    )
+    assert link.pending() == {"proposals": [], "discrepancies": []}
     # Three hexes: which two the robber joins is not known, so no move is proposed.
     assert {tuple(h) for h in d["where"]} == {here, there, far}
     assert not link.pending()["proposals"]
