@@ -7,6 +7,7 @@ import math
 import cv2
 import numpy as np
 import pytest
+from chip_boards import base_chip_board
 
 from vision.chips import read_chip
 from vision.read_board import chip_disc, photo_chip_crop
@@ -149,24 +150,12 @@ def _board_top_view(values: dict, hidden: object) -> tuple:
 
 
 def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts() -> None:
-    from collections import Counter
+    from vision.read_board import _read_chips
 
-    from companion.board import Terrain, base_frame
-    from vision.read_board import CHIP_COUNTS, _read_chips
-    from vision.register import Registration
-    from vision.terrain import TerrainReading
-
-    hexes = base_frame()
-    land = [h for h in hexes if h != (0, 0)]
-    pool = sorted(CHIP_COUNTS["base"].elements())
-    values = dict(zip(land, pool, strict=True))
-    hidden = next(h for h, v in values.items() if v == 12)
-    assert Counter(values.values()) == CHIP_COUNTS["base"]
+    board = base_chip_board()
+    land, values, reg, terrain = board.land, board.values, board.reg, board.terrain
+    hidden = board.where(12)
     top, plane_to_top, discs, covered = _board_top_view(values, hidden)
-    reg = Registration("base", hexes, np.eye(3), set(land))
-    terrain = [
-        TerrainReading(Terrain.DESERT if h == (0, 0) else Terrain.FIELDS, 1.0, {}) for h in hexes
-    ]
     warnings: list[str] = []
     numbers, conf, deduced = _read_chips(
         None, top, plane_to_top, reg, terrain, discs, covered, warnings
@@ -192,29 +181,17 @@ def test_hidden_chips_are_told_apart_by_red_ink_in_the_deduction() -> None:
     # Two chips under hands: a 12 whose 1 is hidden and a 6 of which only the right edge of
     # its red numeral shows. The counts leave a 12 and a 6 for them: alone they do not say
     # which is which, the red ink does; with no red showing nothing is deduced.
-    from collections import Counter
+    from vision.read_board import _read_chips
 
-    from companion.board import Terrain, base_frame
-    from vision.read_board import CHIP_COUNTS, _read_chips
-    from vision.register import Registration
-    from vision.terrain import TerrainReading
-
-    hexes = base_frame()
-    land = [h for h in hexes if h != (0, 0)]
-    pool = sorted(CHIP_COUNTS["base"].elements())
-    values = dict(zip(land, pool, strict=True))
-    hidden = next(h for h, v in values.items() if v == 12)
-    six = next(h for h, v in values.items() if v == 6)
-    assert Counter(values.values()) == CHIP_COUNTS["base"]
+    board = base_chip_board()
+    land, values, reg, terrain = board.land, board.values, board.reg, board.terrain
+    hidden = board.where(12)
+    six = board.where(6)
     top, plane_to_top, discs, covered = _board_top_view(values, hidden)
     x, y, r = discs[six]
     hand = np.zeros_like(covered)
     hand[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.25 * r))] = True
     top[hand] = (150, 170, 220)
-    reg = Registration("base", hexes, np.eye(3), set(land))
-    terrain = [
-        TerrainReading(Terrain.DESERT if h == (0, 0) else Terrain.FIELDS, 1.0, {}) for h in hexes
-    ]
     warnings: list[str] = []
     numbers, conf, deduced = _read_chips(
         None, top, plane_to_top, reg, terrain, discs, covered | hand, warnings
