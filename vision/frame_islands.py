@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.board import SQRT3, Hex, hex_center
+from companion.board import SQRT3, Hex, hex_center, hex_neighbours
 from vision.register import _sample, circle_points, hex_groups, project
 
-_NEIGHBOURS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 # Land samples per hex (board-plane offsets, hex radii): the centre and two rings inside.
 _LAND = circle_points((0.3, 0.6), 8, centre=True)
 # Sea samples beyond a coast side: distances from the hex centre, offsets along the side.
@@ -56,11 +55,11 @@ def island_template(island: list[Hex], land: frozenset[Hex]) -> tuple[np.ndarray
     centres = np.array([hex_center(h) for h in island])
     land_pts = (centres[:, None, :] + _LAND[None]).reshape(-1, 2)
     sea_pts = []
-    for (q, r), c in zip(island, centres, strict=True):
-        for dq, dr in _NEIGHBOURS:
-            if (q + dq, r + dr) in land:
+    for h, c in zip(island, centres, strict=True):
+        for n in hex_neighbours(h):
+            if n in land:
                 continue
-            u = (np.array(hex_center((q + dq, r + dr))) - c) / SQRT3
+            u = (np.array(hex_center(n)) - c) / SQRT3
             along = np.array([-u[1], u[0]])
             sea_pts += [c + u * d + along * a for d in _SEA_REACH for a in _SEA_ALONG]
     return land_pts, np.array(sea_pts).reshape(-1, 2)

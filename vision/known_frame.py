@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.board import Board, Hex, Terrain, hex_center
+from companion.board import Board, Hex, Terrain, hex_center, hex_neighbours
 from vision.frame_islands import unconfirmed_islands
 from vision.register import (
     _BAND_CANDIDATES,
@@ -62,7 +62,6 @@ from vision.register import (
     sea_fraction,
 )
 
-_NEIGHBOURS = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 # Shifts kept per rotation, by the chips' votes (the best and those close to it).
 _SHIFTS_PER_TURN = 12
 # A placement must find a chip on at least this share of the map's chip hexes: a lattice that
@@ -309,7 +308,7 @@ def chips_by_frame(reg: Registration, frame: KnownFrame) -> tuple[dict[Hex, int]
         unit = np.sqrt(np.abs(_local_scale2(h, centres)))
         size = float(np.median(rad[[matched[x] for x in chips]] / unit))
         todo = frame.chip_hexes - set(matched)
-        nextto = sorted(x for x in todo if any(_moved(x, 0, d) in matched for d in _NEIGHBOURS))
+        nextto = sorted(x for x in todo if any(n in matched for n in hex_neighbours(x)))
         new = _discs_at(h, nextto, np.zeros(2), cands, rad, size, set(matched.values()))
         if not new:
             for group in hex_groups(todo):
@@ -371,7 +370,7 @@ def _slide_group(
     """
     # A disc beside the group, where the map has no chip, counts against the shift: a strip
     # of chips slid one cell along itself finds most of them again, and discs beyond its end.
-    ring = sorted({_moved(x, 0, d) for x in group for d in _NEIGHBOURS} - set(group) - chip_hexes)
+    ring = sorted({n for x in group for n in hex_neighbours(x)} - set(group) - chip_hexes)
     counts = np.array(
         [
             len(_discs_at(h, group, s, cands, rad, size, taken, _SLIDE_TOL))
@@ -431,7 +430,7 @@ def place_known_frame(
         votes = Counter((g[0] - c[0], g[1] - c[1]) for c in turned for g in targets)
         best = votes.most_common(_SHIFTS_PER_TURN)
         proposals += [(k, t) for t, n in best if n >= best[0][1] // 2]
-    ring = {(h[0] + dq, h[1] + dr) for h in frame.hexes for dq, dr in _NEIGHBOURS} - frame.hexes
+    ring = {n for h in frame.hexes for n in hex_neighbours(h)} - frame.hexes
     # Every lattice cell any proposal lays the frame or its ring on is measured once.
     outline = frame.hexes | ring
     cells = {_cell(h, k, t) for k, t in proposals for h in outline}

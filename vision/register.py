@@ -51,6 +51,7 @@ from companion.board import (
     extension_frame,
     hex_center,
     hex_distance,
+    hex_neighbours,
 )
 
 #: The frames the board can have, by kind.
@@ -700,9 +701,7 @@ def hex_groups(cells: Iterable[Hex]) -> list[list[Hex]]:
         left.discard(start)
         group, stack = [start], [start]
         while stack:
-            c = stack.pop()
-            for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
-                n = (c[0] + dq, c[1] + dr)
+            for n in hex_neighbours(stack.pop()):
                 if n in left:
                     left.discard(n)
                     group.append(n)
