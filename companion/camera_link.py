@@ -132,7 +132,7 @@ def unread_changes(game: Game, observation: SeenBoard, placed: SeenBoard) -> lis
             changed.clear()
     if not changed:
         return []
-    names = ", ".join("(" + ", ".join(str(c) for c in h) + ")" for h in sorted(changed))
+    names = ", ".join(str(h) for h in sorted(changed))  # hexes are tuples: "(0, -2)"
     return [
         Discrepancy(
             "unread",
