@@ -210,28 +210,27 @@ def read_board(
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     light = chip_light(top, reg.hexes, chips)
     chipped = np.zeros(len(reg.hexes), bool)
-    terrain = _partly_capped(
-        classify_terrain(feats, kind=reg.kind, sea=sea, counts=counts, light=light, hidden=hidden),
-        cover,
-    )
+
+    def classify() -> list[TerrainReading]:
+        read = classify_terrain(
+            feats,
+            kind=reg.kind,
+            sea=sea,
+            counts=counts,
+            light=light,
+            hidden=hidden,
+            chipped=chipped,
+        )
+        return _partly_capped(read, cover)
+
+    terrain = classify()
     # A hex freed of the desert passes it to another, whose chip may be read as surely.
     for _ in range(_VETO_ROUNDS):
         more = _barren_with_chips(image, top, plane_to_top, reg, terrain, read_discs, covered, sea)
         if not (more & ~chipped).any():
             break
         chipped |= more
-        terrain = _partly_capped(
-            classify_terrain(
-                feats,
-                kind=reg.kind,
-                sea=sea,
-                counts=counts,
-                light=light,
-                hidden=hidden,
-                chipped=chipped,
-            ),
-            cover,
-        )
+        terrain = classify()
     unseen = sum(t.unseen for t in terrain)
     if unseen:
         warnings.append(
