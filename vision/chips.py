@@ -84,6 +84,11 @@ class ChipReading:
     red: bool
     dots: int | None
 
+    @classmethod
+    def unread(cls) -> ChipReading:
+        """A chip with nothing read on it: no ink, every value scored 0."""
+        return cls(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), False, None)
+
 
 @dataclass(frozen=True)
 class ChipAnalysis:
@@ -470,7 +475,7 @@ def read_chip(
     """
     image = _as_bgr(image)
     model = model or default_model()
-    unread = ChipReading(None, 0.0, {v: 0.0 for v in CHIP_VALUES}, False, None)
+    unread = ChipReading.unread()
     analysis = analyse_chip(image, disc)
     reading = _read_analysis(analysis, model) if analysis is not None else unread
     if analysis is None or analysis.rim_print:

@@ -636,14 +636,14 @@ def _read_chips(
     from :func:`vision.occlusion.cover_mask`) is not read: what shows of it is a part of a
     numeral (a 12 whose 1 is hidden reads 2), and its confident wrong reading would push a
     clear chip off its value in the joint reading. On boards whose counts are known it gets
-    the value the others leave over only when they leave one value for all the unread chips
-    (see :func:`_fill_from_counts`).
+    the value every laying of the chips the others leave over agrees on, if any (see
+    :func:`_fill_from_counts`).
     """
     no_reader = _chip_reader_missing()
     if no_reader is not None:
         warnings.append(f"uncertain: no chip reader available ({no_reader}); numbers are not read")
         return {}, {}, set()
-    from vision.chips import CHIP_VALUES, ChipReading, read_chips_jointly
+    from vision.chips import ChipReading, read_chips_jointly
 
     top_to_image = reg.homography @ np.linalg.inv(plane_to_top)
     hexes: list[Hex] = []
@@ -660,7 +660,7 @@ def _read_chips(
         # rest: the one cue of a hidden chip kept, for the deduction from the counts only.
         red.append(reading.red)
         if covered is not None and _disc_cover(covered, discs[h]) >= _CHIP_HIDDEN:
-            reading = ChipReading(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), False, None)
+            reading = ChipReading.unread()
         readings.append(reading)
     expected = CHIP_COUNTS.get(reg.kind)
     deduced: set[Hex] = set()
@@ -746,7 +746,7 @@ def _read_disc(
 ) -> Any | None:
     """The chip reader's own reading of the disc ``(x, y, radius)`` (top-view pixels): None
     where no crop can be cut, an empty reading where the disc is half or more under a hand."""
-    from vision.chips import CHIP_VALUES, ChipReading, read_chip
+    from vision.chips import ChipReading, read_chip
 
     crop = None
     if image is not None:
@@ -756,7 +756,7 @@ def _read_disc(
     if crop is None:
         return None
     if covered is not None and _disc_cover(covered, disc) >= _CHIP_HIDDEN:
-        return ChipReading(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), False, None)
+        return ChipReading.unread()
     # A photo crop is cut around the disc: centred, _CROP_MARGIN radii to each side.
     known = (
         (
