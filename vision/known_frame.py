@@ -289,14 +289,11 @@ def chips_by_frame(reg: Registration, frame: KnownFrame) -> tuple[dict[Hex, int]
         ``(matched, homography)``: chip hex -> index in ``reg.candidates``, and the float64
         (3, 3) board plane -> pixels fitted on them (``reg.homography`` if under 4 chips).
     """
-    hexes = sorted(reg.chip_hexes & frame.chip_hexes)
-    if len(hexes) < 4 or not reg.candidates:
+    matched = _discs_on_chip_hexes(reg, frame)
+    if not matched:
         return {}, reg.homography
     cands = np.array([[c.x, c.y] for c in reg.candidates])
     rad = np.array([c.radius for c in reg.candidates])
-    src = np.array([hex_center(h) for h in hexes])
-    near = np.linalg.norm(reg.project(src)[:, None] - cands[None], axis=2).argmin(axis=1)
-    matched = dict(zip(hexes, (int(i) for i in near), strict=True))
     h = reg.homography
     for _ in range(_EXTEND_ROUNDS):
         chips = sorted(matched)
@@ -399,17 +396,28 @@ def fit_on_chip_hexes(reg: Registration, frame: KnownFrame) -> np.ndarray:
     (0.78 hex spacings off on Forgotten Tribe, seed 5). The map says which hexes hold a chip,
     so only those chips are fitted. ``reg.homography`` when fewer than 4 remain.
     """
-    hexes = sorted(reg.chip_hexes & frame.chip_hexes)
-    if len(hexes) < 4 or not reg.candidates:
+    matched = _discs_on_chip_hexes(reg, frame)
+    if not matched:
         return reg.homography
-    src = np.array([hex_center(h) for h in hexes])
-    cands = np.array([[c.x, c.y] for c in reg.candidates])
-    # Each chip hex's disc: the candidate nearest where the lattice put the hex's centre.
-    near = np.linalg.norm(reg.project(src)[:, None] - cands[None], axis=2).argmin(axis=1)
-    fitted = _robust_homography(src, cands[near])
+    src = np.array([hex_center(h) for h in matched])
+    dst = np.array([[reg.candidates[i].x, reg.candidates[i].y] for i in matched.values()])
+    fitted = _robust_homography(src, dst)
     if fitted is None:
         return reg.homography
     return fitted / fitted[2, 2]
+
+
+def _discs_on_chip_hexes(reg: Registration, frame: KnownFrame) -> dict[Hex, int]:
+    """The map's chip hexes the lattice found a chip on, each with its disc: the index in
+    ``reg.candidates`` of the candidate nearest where the lattice put the hex's centre, in hex
+    order. Empty when fewer than 4 (too few to fit a homography on)."""
+    hexes = sorted(reg.chip_hexes & frame.chip_hexes)
+    if len(hexes) < 4 or not reg.candidates:
+        return {}
+    cands = np.array([[c.x, c.y] for c in reg.candidates])
+    src = np.array([hex_center(h) for h in hexes])
+    near = np.linalg.norm(reg.project(src)[:, None] - cands[None], axis=2).argmin(axis=1)
+    return dict(zip(hexes, (int(i) for i in near), strict=True))
 
 
 def place_known_frame(
