@@ -45,6 +45,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from companion.board import (
+    NEIGHBOUR_OFFSET,
     SQRT3,
     Hex,
     base_frame,
@@ -655,7 +656,7 @@ def _relay_costs(
     """The cost (:func:`_relay_cost`) of laying ``group`` beside ``laid`` at its cell and one
     cell off each way, cheapest first, as ``(cost, offset)``."""
     costs: list[tuple[float, Hex]] = []
-    for dq, dr in ((0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)):
+    for dq, dr in ((0, 0), *NEIGHBOUR_OFFSET.values()):
         way = {(c[0] + dq, c[1] + dr): cells[c] for c in group}
         if set(way) & set(laid):
             continue
