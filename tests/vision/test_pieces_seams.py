@@ -64,6 +64,16 @@ _board, _r = _render()
 _render_h = _r.homography
 
 
+def _pale_disc_on_seams(topology: Topology, skip=()) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The render with its seams drawn (but on ``skip``) and a disc of the border's colour on
+    CORNER: a white piece in the shade, the border's colour, standing on the seams."""
+    image = _r.image.copy()
+    border = _border_bgr(image, _render_h)
+    _draw_seams(image, _render_h, topology, skip)
+    _disc(image, _render_h, CORNER, 0.18, border)
+    return image
+
+
 def test_seams_are_seen_where_drawn_and_not_on_a_board_in_one_piece() -> None:
     t = Topology.of(list(_board.tiles))
     free = np.zeros(len(t.edges), bool)
@@ -78,10 +88,7 @@ def test_seams_are_seen_where_drawn_and_not_on_a_board_in_one_piece() -> None:
 
 def test_a_pale_disc_on_a_corner_hides_its_seams_and_only_there() -> None:
     t = Topology.of(list(_board.tiles))
-    image = _r.image.copy()
-    border = _border_bgr(image, _render_h)
-    _draw_seams(image, _render_h, t)
-    _disc(image, _render_h, CORNER, 0.18, border)
+    image = _pale_disc_on_seams(t)
     _, visible = _visible(image, _board)
     gaps = corner_gaps(visible, t, inner_sides(t), np.zeros(len(t.edges), bool))
     v = t.vertex_index[CORNER]
@@ -97,10 +104,7 @@ def test_a_short_dark_mark_at_the_corner_is_not_its_seam() -> None:
     # A piece's own dark edge or contact shadow runs along an arm for a few hundredths of a
     # hex: shorter than the run a seam must show (SEAM_RUN).
     t = Topology.of(list(_board.tiles))
-    image = _r.image.copy()
-    border = _border_bgr(image, _render_h)
-    _draw_seams(image, _render_h, t)
-    _disc(image, _render_h, CORNER, 0.18, border)
+    image = _pale_disc_on_seams(t)
     arm = t.edges[t.vertex_edges[t.vertex_index[CORNER]][0]]
     a, b = (np.array(vertex_position(v)) for v in edge_vertices(arm))
     start = a if edge_vertices(arm)[0] == CORNER else b
@@ -131,10 +135,7 @@ def _read_whites(image: np.ndarray) -> list:  # type: ignore[type-arg]
 
 def test_a_white_piece_in_the_borders_colour_is_read_by_the_seams_it_hides() -> None:
     t = Topology.of(list(_board.tiles))
-    image = _r.image.copy()
-    border = _border_bgr(image, _render_h)
-    _draw_seams(image, _render_h, t)
-    _disc(image, _render_h, CORNER, 0.18, border)
+    image = _pale_disc_on_seams(t)
     whites = _read_whites(image)
     assert [(p.kind, p.vertex) for p in whites] == [("settlement", CORNER)]
     # Read by what it hides, not by its colour: a piece, but not a sure one.
@@ -144,10 +145,7 @@ def test_a_white_piece_in_the_borders_colour_is_read_by_the_seams_it_hides() -> 
 def test_its_road_is_the_side_beside_it_that_hides_its_seam() -> None:
     t = Topology.of(list(_board.tiles))
     road = t.edges[t.vertex_edges[t.vertex_index[CORNER]][1]]
-    image = _r.image.copy()
-    border = _border_bgr(image, _render_h)
-    _draw_seams(image, _render_h, t, skip={road})
-    _disc(image, _render_h, CORNER, 0.18, border)
+    image = _pale_disc_on_seams(t, skip={road})
     whites = _read_whites(image)
     assert sorted((p.kind, str(p.vertex or p.edge)) for p in whites) == sorted(
         [("settlement", str(CORNER)), ("road", str(road))]
