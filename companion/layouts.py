@@ -6,10 +6,13 @@ These tables are the components of RULES.md 1.1 and 2.1 in the coordinates of
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
+from itertools import combinations
 
 from companion.board import (
+    NEIGHBOUR_OFFSET,
     Board,
     Harbor,
     Hex,
@@ -17,7 +20,10 @@ from companion.board import (
     Terrain,
     Tile,
     base_frame,
+    edge,
+    edge_midpoint,
     extension_frame,
+    hex_neighbour,
     hex_neighbours,
 )
 
@@ -88,6 +94,64 @@ EXTENSION_HARBOR_SITES: tuple[tuple[Hex, str], ...] = (
     ((1, -3), "NE"),
     ((2, -2), "E"),
 )
+
+#: How many coast sides one of the base frame's six parts spans (30 in all).
+_PART_SIDES = 5
+
+
+def base_frame_layouts() -> list[frozenset[tuple[Hex, str]]]:
+    """Every set of harbour sides the base frame can show, its six parts laid in any order
+    (RULES.md 1.3.4), in the frame's own coordinates and the rulebook's orientation.
+
+    Each part spans five coast sides, from a corner hex's middle coast side on (clockwise:
+    the joints of the real frame lie there, vieja_E_6 of boards-dev shows them; its
+    layouts E and F, labelled in :data:`vision.bench.HARBOUR_LABELS`, are two orders of
+    such parts). The rulebook's picture (:data:`BASE_HARBOR_SITES`) lays three parts of two
+    harbours and three of one alternately; any order of them is a frame.
+
+    >>> layouts = base_frame_layouts()
+    >>> len(layouts), frozenset(BASE_HARBOR_SITES) in layouts
+    (20, True)
+    """
+    ring = _coast_ring(base_frame())
+    # A corner hex's middle coast side has the same hex's sides on both hands.
+    start = next(
+        n for n, (h, _) in enumerate(ring) if ring[n - 1][0] == h == ring[(n + 1) % len(ring)][0]
+    )
+    ring = ring[start:] + ring[:start]
+    rulebook = set(BASE_HARBOR_SITES)
+    parts = [
+        tuple(ring[p + i] in rulebook for i in range(_PART_SIDES))
+        for p in range(0, len(ring), _PART_SIDES)
+    ]
+    kinds = sorted(set(parts))
+    many = Counter(parts)[kinds[0]]
+    out: list[frozenset[tuple[Hex, str]]] = []
+    for slots in combinations(range(len(parts)), many):
+        order = [kinds[0] if n in slots else kinds[1] for n in range(len(parts))]
+        out.append(
+            frozenset(
+                ring[p * _PART_SIDES + i]
+                for p, part in enumerate(order)
+                for i, harbour in enumerate(part)
+                if harbour
+            )
+        )
+    return out
+
+
+def _coast_ring(frame: list[Hex]) -> list[tuple[Hex, str]]:
+    """The frame's coast sides (a hex's side whose other hex is off the frame) clockwise,
+    by the angle of their midpoints about the frame's centre hex (0, 0)."""
+    hexes = set(frame)
+    sides = [(h, s) for h in frame for s in NEIGHBOUR_OFFSET if hex_neighbour(h, s) not in hexes]
+
+    def angle(site: tuple[Hex, str]) -> float:
+        x, y = edge_midpoint(edge(site[0][0], site[0][1], site[1]))
+        return math.atan2(y, x)
+
+    return sorted(sides, key=angle)
+
 
 RED_NUMBERS = frozenset({6, 8})
 

@@ -42,6 +42,14 @@ are all a standard frame's set has left, its two grey icons are told apart by th
 grass (:mod:`vision.harbour_grey`). They join the colour
 reading within the frame's set of kinds and never overrule it (:func:`_with_icons`).
 
+The base frame's six parts go in any order (RULES.md 1.3.4), each with its harbours on fixed
+sides (:func:`frame_layouts`): when every harbour read one by one is sure and exactly one
+order of the parts holds them all, the sides left are known, the grey icons are looked for
+there alone, and when the frame's set lacks one kind only (the logs under a glare), those
+sides carry it (:func:`_with_frame_parts`). A far side registered off (a warped board, lens
+distortion) is set right locally before the marks are looked for, by each side's own tile
+outline (:mod:`vision.harbour_coast`).
+
 A harbour that cannot be read honestly (hidden, no clear kind, not clearly there) is left out
 of the reading and counted in :attr:`HarbourReading.unread`, so the board is not certain.
 """
@@ -78,7 +86,9 @@ from companion.layouts import (
     BASE_HARBOR_SITES,
     EXTENSION_HARBOR_KINDS,
     EXTENSION_HARBOR_SITES,
+    base_frame_layouts,
 )
+from vision.harbour_coast import coast_offsets
 from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, is_logs, ore_and_wool
 from vision.harbour_text import generic_harbours, read_ratios
 from vision.scoring import symmetries
@@ -198,6 +208,27 @@ def standard_layouts(kind: str, hexes: Sequence[Hex]) -> list[frozenset[Site]]:
     if kind not in STANDARD:
         return []
     frame, sites, _ = STANDARD[kind]
+    return _laid(frame, [frozenset(sites)], hexes)
+
+
+def frame_layouts(kind: str, hexes: Sequence[Hex]) -> list[frozenset[Site]]:
+    """Every set of harbour sides a ``kind`` frame's parts can be assembled into
+    (:func:`companion.layouts.base_frame_layouts`), laid on ``hexes`` every way it fits.
+    Only the base frame's parts are known; empty for any other kind.
+
+    >>> len(frame_layouts("base", base_frame())), len(frame_layouts("5-6", extension_frame()))
+    (38, 0)
+    """
+    if kind != "base":
+        return []
+    return _laid(base_frame(), base_frame_layouts(), hexes)
+
+
+def _laid(
+    frame: Sequence[Hex], layouts: Sequence[frozenset[Site]], hexes: Sequence[Hex]
+) -> list[frozenset[Site]]:
+    """The side sets ``layouts`` of ``frame`` mapped onto ``hexes`` by each symmetry of the
+    grid that lays the frame onto them, distinct."""
     target = set(hexes)
     lo = min(target) if target else (0, 0)
     out: list[frozenset[Site]] = []
@@ -212,9 +243,12 @@ def standard_layouts(kind: str, hexes: Sequence[Hex]) -> list[frozenset[Site]]:
 
         if {place(h) for h in frame} != target:
             continue
-        layout = frozenset(_site_between(place(h), place(hex_neighbour(h, s))) for h, s in sites)
-        if layout not in out:
-            out.append(layout)
+        for sites in layouts:
+            layout = frozenset(
+                _site_between(place(h), place(hex_neighbour(h, s))) for h, s in sites
+            )
+            if layout not in out:
+                out.append(layout)
     return out
 
 
@@ -272,10 +306,14 @@ def _distance(samples: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.sqrt((_L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
 
 
-def spot_geometry(sites: Sequence[Site], out: float = 0.45) -> tuple[np.ndarray, np.ndarray]:
+def spot_geometry(
+    sites: Sequence[Site], out: float = 0.45, coast: Mapping[Site, float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Each site's spot centre and the unit vector along its side, board-plane (N, 2) each.
 
-    The spot lies ``out`` hex radii beyond the side's midpoint, away from the land hex.
+    The spot lies ``out`` hex radii beyond the side's midpoint, away from the land hex; a
+    side in ``coast`` lies that much farther out than the registration puts it
+    (:func:`vision.harbour_coast.coast_offsets`), and so does all beyond it.
     """
     centres, along = [], []
     for h, side in sites:
@@ -285,7 +323,8 @@ def spot_geometry(sites: Sequence[Site], out: float = 0.45) -> tuple[np.ndarray,
         normal /= np.linalg.norm(normal)
         a, b = (np.array(vertex_position(v)) for v in edge_vertices(e))
         t = (b - a) / np.linalg.norm(b - a)
-        centres.append(mid + out * normal)
+        moved = out + (coast.get((h, side), 0.0) if coast else 0.0)
+        centres.append(mid + moved * normal)
         along.append(t)
     return np.array(centres).reshape(-1, 2), np.array(along).reshape(-1, 2)
 
@@ -462,6 +501,7 @@ def read_icons(
     min_plain: float = 0.5,
     middle: float = 0.04,
     width: float = 0.012,
+    coast: Mapping[Site, float] | None = None,
 ) -> dict[Site, tuple[str, float]]:
     """The harbours told by an icon colour only one resource is printed in: brick, grain or
     lumber.
@@ -500,14 +540,15 @@ def read_icons(
         middle: area of the icon, as a fraction of the disc's, at which a class is as
             likely an icon as not.
         width: how fast the evidence grows past ``middle`` (a logistic's width).
+        coast: site -> how much farther out its side lies than registered (hex radii).
 
     Returns:
         site -> (kind, confidence) for the sides whose evidence reaches 0.9.
     """
     if not sites:
         return {}
-    centres, along = spot_geometry(sites, out)
-    mids = spot_geometry(sites, 0.0)[0]
+    centres, along = spot_geometry(sites, out, coast)
+    mids = spot_geometry(sites, 0.0, coast)[0]
     normals = (centres - mids) / out
     # Icons are 0.2-0.3 hex radii across: a 0.03 grid (8-10 points across) tells them.
     step = max(1.0 / float(plane_to_top[0, 0]), 0.03)
@@ -643,9 +684,12 @@ def read_harbours(
     """
     sites = coast_sites(tiles)
     readings = read_sites(lab, plane_to_top, sites, covered=covered)
-    icons = _with_ratios(read_icons(lab, plane_to_top, sites), lab, plane_to_top, sites)
-    by_site = {r.site: r for r in readings}
     layouts = standard_layouts(kind, list(tiles))
+    coast = _coast_shift(lab, plane_to_top, sites) if layouts else {}
+    icons = _with_ratios(
+        read_icons(lab, plane_to_top, sites, coast=coast), lab, plane_to_top, sites, coast
+    )
+    by_site = {r.site: r for r in readings}
     warnings: list[str] = []
     if layouts:
         fits = sorted(
@@ -658,8 +702,12 @@ def read_harbours(
             chosen = [by_site[s] for s in sorted(layout)]
             harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
             harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]), layout)
-            harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout)
-            harbors = _with_last_logs(harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout)
+            harbors = _with_grey_pair(
+                harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout, coast=coast
+            )
+            harbors = _with_last_logs(
+                harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout, coast=coast
+            )
             unread = len(layout) - len(harbors)
             if unread:
                 warnings.append(
@@ -678,8 +726,8 @@ def read_harbours(
         harbors = [h for h in harbors if ((h.q, h.r), h.side) in named]
         harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]))
         by_icons = {((h.q, h.r), h.side) for h in harbors}
-        harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2])
-        harbors = _with_last_logs(harbors, lab, plane_to_top, sites, STANDARD[kind][2])
+        harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, STANDARD[kind][2], coast=coast)
+        harbors = _with_last_logs(harbors, lab, plane_to_top, sites, STANDARD[kind][2], coast=coast)
         # Sides named by what is printed there: an icon or a "3:1" of the kind read, or a
         # grey icon (the pair told by two cues, the last logs).
         marked = {
@@ -688,11 +736,29 @@ def read_harbours(
             if icons.get(((h.q, h.r), h.side), (None, 0.0))[0] == h.kind
             or ((h.q, h.r), h.side) not in by_icons
         }
+        deduced = 0
+        if all(((h.q, h.r), h.side) in marked for h in harbors) and all(
+            (h.confidence or 0.0) >= certain for h in harbors
+        ):
+            # Every harbour read is sure: the frame's parts may say where the rest lie.
+            before = len(harbors)
+            harbors = _with_frame_parts(
+                harbors,
+                lab,
+                plane_to_top,
+                sites,
+                STANDARD[kind][2],
+                frame_layouts(kind, list(tiles)),
+                coast=coast,
+            )
+            deduced = len(harbors) - before
+            marked |= {((h.q, h.r), h.side) for h in harbors[before:]}
         unread = max(total - len(harbors), 0)
         if _complete(harbors, STANDARD[kind][2], marked):
+            how = f" or, {deduced} of them, by the frame's parts" if deduced else ""
             warnings.append(
                 f"harbours read one by one: all {total} of the frame's set, each by its printed "
-                "mark"
+                f"mark{how}"
             )
         else:
             warnings.append(
@@ -715,18 +781,34 @@ def read_harbours(
     return HarbourReading(harbors, readings, "free", unread, warnings)
 
 
+def _coast_shift(
+    lab: np.ndarray, plane_to_top: np.ndarray, sites: Sequence[Site]
+) -> dict[Site, float]:
+    """How much farther out than registered each coast side of a standard frame lies
+    (:func:`vision.harbour_coast.coast_offsets`, its sides taken round the coast by angle
+    about the frame's centre); sides where the registration stands are left out."""
+    if not sites:
+        return {}
+    mids = spot_geometry(sites, 0.0)[0]
+    normals = spot_geometry(sites, 1.0)[0] - mids
+    offsets = coast_offsets(lab, plane_to_top, mids, normals)
+    return {s: float(o) for s, o in zip(sites, offsets, strict=True) if o != 0.0}
+
+
 def _with_ratios(
     icons: Mapping[Site, tuple[str, float]],
     lab: np.ndarray,
     plane_to_top: np.ndarray,
     sites: Sequence[Site],
+    coast: Mapping[Site, float] | None = None,
 ) -> dict[Site, tuple[str | None, float]]:
     """The icons read with the generic harbours told by a printed "3:1"
     (:mod:`vision.harbour_text`): both name a side by what is printed beside it. A side with
     an icon and a "3:1" is named by neither, and not by its colour either (kind None): one of
-    the marks is wrong, and a wrong reading is worse than none."""
-    mids = spot_geometry(sites, 0.0)[0]
-    normals = spot_geometry(sites, 1.0)[0] - mids
+    the marks is wrong, and a wrong reading is worse than none. ``coast``: see
+    :func:`spot_geometry`."""
+    mids = spot_geometry(sites, 0.0, coast)[0]
+    normals = spot_geometry(sites, 1.0, coast)[0] - mids
     texts = read_ratios(lab[..., 0], plane_to_top, mids, normals)
     out: dict[Site, tuple[str | None, float]] = dict(icons)
     for i, confidence in generic_harbours(texts).items():
@@ -777,6 +859,7 @@ def _grey_icons(
     sites: Sequence[Site],
     sides: frozenset[Site] | None = None,
     apart: float = 0.4,
+    coast: Mapping[Site, float] | None = None,
 ) -> list[tuple[Site, GreyIcon]]:
     """The grey icons (:func:`vision.harbour_grey.grey_icon`) off the sides not read yet (of
     ``sides`` when a layout was taken). An icon within ``apart`` hex radii of a harbour read
@@ -786,9 +869,9 @@ def _grey_icons(
     open_sites = [s for s in sites if s not in read and (sides is None or s in sides)]
     if not open_sites or not read:
         return []
-    mids = spot_geometry(open_sites, 0.0)[0]
-    normals = spot_geometry(open_sites, 1.0)[0] - mids
-    taken = spot_geometry(sorted(read), 0.43)[0]
+    mids = spot_geometry(open_sites, 0.0, coast)[0]
+    normals = spot_geometry(open_sites, 1.0, coast)[0] - mids
+    taken = spot_geometry(sorted(read), 0.43, coast)[0]
     found: list[tuple[Site, GreyIcon, np.ndarray, float]] = []
     for site, mid, normal in zip(open_sites, mids, normals, strict=True):
         icon = grey_icon(icon_patch(lab, plane_to_top, mid, normal))
@@ -815,6 +898,7 @@ def _with_grey_pair(
     sides: frozenset[Site] | None = None,
     confidence: float = 0.9,
     most_left: int = 3,
+    coast: Mapping[Site, float] | None = None,
 ) -> list[Harbor]:
     """The harbours with ore and wool named by :mod:`vision.harbour_grey` when both are left
     of the frame's set, with at most one other harbour (``most_left`` in all: the logs under
@@ -825,7 +909,7 @@ def _with_grey_pair(
     left = Counter(kinds) - Counter(h.kind for h in harbors)
     if left["ore"] != 1 or left["wool"] != 1 or left.total() > most_left:
         return harbors
-    found = _grey_icons(harbors, lab, plane_to_top, sites, sides)
+    found = _grey_icons(harbors, lab, plane_to_top, sites, sides, coast=coast)
     pair = ore_and_wool([icon for _, icon in found])
     if pair is None:
         return harbors
@@ -844,6 +928,7 @@ def _with_last_logs(
     kinds: Sequence[str],
     sides: frozenset[Site] | None = None,
     confidence: float = 0.9,
+    coast: Mapping[Site, float] | None = None,
 ) -> list[Harbor]:
     """The harbours with lumber named when it is all the frame's set has left and exactly
     one grey icon off the sides not read (:func:`_grey_icons`) is logs
@@ -854,13 +939,54 @@ def _with_last_logs(
         return harbors
     logs = [
         site
-        for site, icon in _grey_icons(harbors, lab, plane_to_top, sites, sides)
+        for site, icon in _grey_icons(harbors, lab, plane_to_top, sites, sides, coast=coast)
         if is_logs(icon)
     ]
     if len(logs) != 1:
         return harbors
     (q, r), side = logs[0]
     return [*harbors, Harbor(q, r, side, "lumber", confidence)]
+
+
+def _frame_rest(harbors: Sequence[Harbor], layouts: Sequence[frozenset[Site]]) -> frozenset[Site]:
+    """The sides left of the one layout that holds every harbour read; empty when no layout
+    or more than one does."""
+    read = {((h.q, h.r), h.side) for h in harbors}
+    fits = [layout for layout in layouts if read <= layout]
+    return fits[0] - read if len(fits) == 1 else frozenset()
+
+
+def _with_frame_parts(
+    harbors: list[Harbor],
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sites: Sequence[Site],
+    kinds: Sequence[str],
+    layouts: Sequence[frozenset[Site]],
+    confidence: float = 0.9,
+    coast: Mapping[Site, float] | None = None,
+) -> list[Harbor]:
+    """The harbours with those the frame's parts place (:func:`frame_layouts`), when
+    exactly one of its layouts holds every harbour read (all read for sure by their marks):
+    the grey icons are looked for again on the sides it leaves alone (no icon seen on
+    another side competes), and when what the frame's set still lacks is one kind, as many
+    as the sides left (the logs under a glare, a "3:1" washed out), those sides carry it,
+    each with ``confidence``, the least a harbour is reported with.
+
+    A side is never named from its looks here beyond what :func:`_with_grey_pair` and
+    :func:`_with_last_logs` ask; the last kind is deduced, as a player would, from the
+    frame's fixed set and the parts' fixed places."""
+    rest = _frame_rest(harbors, layouts)
+    if not rest:
+        return harbors
+    harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, kinds, rest, coast=coast)
+    harbors = _with_last_logs(harbors, lab, plane_to_top, sites, kinds, rest, coast=coast)
+    rest = _frame_rest(harbors, layouts)
+    left = Counter(kinds) - Counter(h.kind for h in harbors)
+    if not rest or len(left) != 1 or left.total() != len(rest):
+        return harbors
+    (kind,) = left
+    return [*harbors, *(Harbor(q, r, side, kind, confidence) for (q, r), side in sorted(rest))]
 
 
 def _complete(

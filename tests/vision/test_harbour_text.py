@@ -142,3 +142,16 @@ def test_a_narrow_3_and_a_serifed_1_of_the_same_proportions() -> None:
     cv2.line(ink, (55, y0 + 11), (59, y0 + 11), 255, 1)
     found = find_ratio(_patch(ink.astype(np.float32) / 255.0))
     assert found is not None and found.digit == 3
+
+
+def test_a_3_1_beside_the_edge_of_the_view_is_read() -> None:
+    # A far side's text runs up to where the top view ends (NaN in the patch), the photo's
+    # edge a slanting dark rim just past the top of its "1" (as on vieja_E_6): filled white,
+    # the rim would be ink joined to the "1".
+    patch = _patch(_text("3"))
+    rows, cols = np.mgrid[0 : patch.shape[0], 0 : patch.shape[1]]
+    edge = (cols - 48) - (rows - 20)
+    patch[(edge > -1.5) & (edge <= 0)] = 45.0
+    patch[edge > 0] = np.nan
+    found = find_ratio(patch)
+    assert found is not None and found.digit == 3
