@@ -207,6 +207,12 @@ def find_ratio(
     return min(found, key=lambda r: abs(r.along - centre))
 
 
+def _glared(patch: np.ndarray, glare: float) -> bool:
+    """Is the patch (float32 L*, NaN off the view) under a glare: its median above ``glare``?"""
+    seen = patch[~np.isnan(patch)]
+    return bool(len(seen)) and float(np.median(seen)) > glare
+
+
 def read_ratios(
     lightness: np.ndarray,
     plane_to_top: np.ndarray,
@@ -219,6 +225,8 @@ def read_ratios(
     reach: float = 0.25,
     outs: tuple[float, float] = (0.15, 0.6),
     place: float = 0.43,
+    glare: float = 75.0,
+    glare_ink: float = 6.0,
 ) -> list[RatioText | None]:
     """The ratio printed beside each side, where there is one.
 
@@ -232,6 +240,11 @@ def read_ratios(
         outs: how near and far out (hex radii) the text's centre may lie.
         place: distance out of the harbour's place (hex radii): a text near two sides is the
             side's whose place is nearest.
+        glare: a patch whose median L* is above this lies under a glare (the sea is 40-60
+            elsewhere on boards-dev's labelled photos, 76-94 under their glares).
+        glare_ink: the ink asked of a glared patch's strokes (L* below their surroundings):
+            the glare's white light halves the print's contrast and more (vieja_E_5's "3:1"
+            under one is found at 3-8, not 10).
 
     Returns:
         Per side, its :class:`RatioText` (``along`` and ``out`` in hex radii) or None.
@@ -247,7 +260,7 @@ def read_ratios(
         patch = side_patch(
             lightness, plane_to_top, mid, along, normal, half_width=half_width, near=near, far=far
         )
-        r = find_ratio(patch)
+        r = find_ratio(patch, ink=glare_ink if _glared(patch, glare) else 12.0)
         if r is not None:
             a, o = -half_width + r.along * STEP, far - r.out * STEP
             r = RatioText(r.digit, r.height, a, o, r.upright, r.lean)

@@ -155,3 +155,28 @@ def test_a_3_1_beside_the_edge_of_the_view_is_read() -> None:
     patch[edge > 0] = np.nan
     found = find_ratio(patch)
     assert found is not None and found.digit == 3
+
+
+def _glare(lab: np.ndarray, site: Site, white: float = 0.7) -> np.ndarray:
+    """``lab`` with a glare over ``site``'s stretch of sea: ``white`` of the way to white
+    (the print's contrast falls by as much)."""
+    out = lab.copy()
+    c = spot_geometry([site], 0.4)[0][0] * PX + SIZE / 2
+    yy, xx = np.mgrid[0:SIZE, 0:SIZE]
+    over = np.hypot(xx - c[0], yy - c[1]) < 0.9 * PX
+    out[over, 0] += white * (100.0 - out[over, 0])
+    out[over, 1:] *= 1.0 - white
+    return out
+
+
+def test_a_3_1_under_a_glare_is_read_and_a_glare_alone_is_no_ratio() -> None:
+    lab = _glare(_view({SITES[2]: _text("3")}), SITES[2])
+    mids = spot_geometry(SITES, 0.0)[0]
+    normals = spot_geometry(SITES, 1.0)[0] - mids
+    texts = read_ratios(lab[..., 0], PLANE_TO_TOP, mids, normals)
+    assert {SITES[i] for i, t in enumerate(texts) if t is not None and t.digit == 3} == {SITES[2]}
+    # Out of a glare the same faint strokes are no ink.
+    faint = _view({SITES[2]: 0.3 * _text("3")})
+    assert not any(read_ratios(faint[..., 0], PLANE_TO_TOP, mids, normals))
+    plain = _glare(_view({}), SITES[2])
+    assert not any(read_ratios(plain[..., 0], PLANE_TO_TOP, mids, normals))
