@@ -380,3 +380,64 @@ def test_a_numeral_seen_as_one_part_favours_a_single_digit() -> None:
     # A digit cut away at the edge: the 2 may be what is left of a 12, one part says nothing.
     cut = _read_analysis(dataclasses.replace(analysis, cut=True), model)  # type: ignore[arg-type]
     assert cut.scores[2] == pytest.approx(cut.scores[12])
+
+
+def test_a_blob_as_wide_as_two_digits_may_be_two_joined() -> None:
+    # A 12 whose 1 and 2 blur into one blob: upright it is far wider than any single digit,
+    # and one blob then says nothing against two digits.
+    from vision.chips import _JOINED, _read_analysis, _width_over_height, candidate_angles
+
+    twelve = analyse_chip(_on_table(12, "dots", 0.0))
+    two = analyse_chip(_on_table(2, "dots", 0.0))
+    assert twelve is not None and two is not None and twelve.down_deg is not None
+    assert _width_over_height(twelve, twelve.down_deg) > _JOINED
+    assert two.down_deg is not None and _width_over_height(two, two.down_deg) < _JOINED
+    joined = dataclasses.replace(twelve, parts=1)
+
+    class Upright:
+        """As like a 2 as a 12 in every view, most in the view along the dots."""
+
+        def predict_proba(self, features: np.ndarray) -> np.ndarray:
+            p = np.zeros((len(features), len(CHIP_VALUES) + 1))
+            p[:, CHIP_VALUES.index(2)] = p[:, CHIP_VALUES.index(12)] = 0.3
+            p[:, -1] = 0.4
+            upright = candidate_angles(joined).index(joined.down_deg)
+            p[upright, :] = 0.0
+            p[upright, CHIP_VALUES.index(2)] = p[upright, CHIP_VALUES.index(12)] = 0.5
+            return p
+
+    reading = _read_analysis(joined, Upright())  # type: ignore[arg-type]
+    assert reading.scores[12] == pytest.approx(reading.scores[2])
+    # The same blob narrower than two digits (a bold 2): one digit, as before.
+    narrow = dataclasses.replace(joined, numeral_points=two.numeral_points, centre=two.centre)
+    one = _read_analysis(narrow, Upright())  # type: ignore[arg-type]
+    assert one.scores[2] > 3 * one.scores[12]
+
+
+def _faint(value: int, style: str, contrast: float, size: int = 120) -> np.ndarray:
+    """A chip on the table of :func:`_on_table` whose print is ``contrast`` as dark."""
+    chip, mask = render_chip(value, style=style, size_px=size, rotation_deg=30.0)
+    paper = np.median(chip[mask > 250].reshape(-1, 3), axis=0)
+    chip = paper + (chip.astype(np.float64) - paper) * contrast
+    side = int(size * 1.2)
+    rng = np.random.default_rng(value)
+    table = np.clip(rng.normal((40, 70, 110), 12, (side, side, 3)), 0, 255)
+    o = (side - size) // 2
+    a = mask[..., None] / 255.0
+    table[o : o + size, o : o + size] = table[o : o + size, o : o + size] * (1 - a) + chip * a
+    return table.astype(np.uint8)
+
+
+@pytest.mark.parametrize(("value", "style"), [(5, "dots"), (12, "plain"), (10, "grey")])
+def test_faint_print_is_read_at_a_lower_ink_level(value: int, style: str) -> None:
+    # Print a sixth as dark as usual stays under the usual ink level: no ink at all is found,
+    # and the chip is read again at the lower level.
+    image = _faint(value, style, 0.17)
+    assert analyse_chip(image) is None
+    assert analyse_chip(image, faint=True) is not None
+    assert read_chip(image).value == value
+
+
+def test_print_too_faint_for_either_level_stays_unread() -> None:
+    reading = read_chip(_faint(5, "dots", 0.1))
+    assert reading.value is None and not any(reading.scores.values())
