@@ -39,6 +39,7 @@ from vision.robber import board_lab, find_pirate, find_robber
 from vision.terrain import (
     PROTOTYPES,
     TerrainReading,
+    board_paper,
     chip_light,
     classify_terrain,
     hex_features,
@@ -209,6 +210,7 @@ def read_board(
     hidden = cover > _HIDDEN
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     light = chip_light(top, reg.hexes, chips)
+    paper = board_paper(top, reg.hexes, chips)
     chipped = np.zeros(len(reg.hexes), bool)
 
     def classify() -> list[TerrainReading]:
@@ -220,6 +222,7 @@ def read_board(
             light=light,
             hidden=hidden,
             chipped=chipped,
+            paper=paper,
         )
         return _partly_capped(read, cover)
 

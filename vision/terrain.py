@@ -189,6 +189,32 @@ def chip_light(
     Returns:
         float64 (N,), 1 where a hex is lit like the board as a whole.
     """
+    paper = chip_paper(top, hexes, discs)
+    seen = paper[np.isfinite(paper)]
+    if len(seen) < _MIN_CHIPS:
+        return np.ones(len(hexes))
+    light = np.clip(paper / float(np.median(seen)), *_LIGHT_RANGE)
+    index = {hx: i for i, hx in enumerate(hexes)}
+    filled = light.copy()
+    for i, hx in enumerate(hexes):
+        if np.isfinite(light[i]):
+            continue
+        near = [light[index[n]] for n in _neighbours(hx) if n in index]
+        near = [v for v in near if np.isfinite(v)]
+        filled[i] = float(np.mean(near)) if near else 1.0
+    return filled
+
+
+def chip_paper(
+    top: np.ndarray,
+    hexes: Sequence[Hex],
+    discs: Mapping[Hex, tuple[float, float, float]],
+) -> np.ndarray:
+    """Grey level (0..255, the mean of B, G, R) of each hex's chip paper: the median of the
+    lighter half of its disc (the paper, not the ink printed on it); NaN without a chip.
+
+    Args as :func:`chip_light`. Returns float64 (N,).
+    """
     paper = np.full(len(hexes), np.nan)
     h, w = top.shape[:2]
     for i, hx in enumerate(hexes):
@@ -204,21 +230,20 @@ def chip_light(
         values = top[y0:y1, x0:x1].astype(np.float32).mean(axis=2)[inside]
         if len(values) < 10:
             continue
-        # The paper, not the ink printed on it: the lighter half of the disc.
         paper[i] = float(np.median(values[values >= np.median(values)]))
+    return paper
+
+
+def board_paper(
+    top: np.ndarray,
+    hexes: Sequence[Hex],
+    discs: Mapping[Hex, tuple[float, float, float]],
+) -> float | None:
+    """The board's chip paper, grey level 0..1: the median of :func:`chip_paper` over 255;
+    None with fewer than the chips :func:`chip_light` reads the light from."""
+    paper = chip_paper(top, hexes, discs)
     seen = paper[np.isfinite(paper)]
-    if len(seen) < _MIN_CHIPS:
-        return np.ones(len(hexes))
-    light = np.clip(paper / float(np.median(seen)), *_LIGHT_RANGE)
-    index = {hx: i for i, hx in enumerate(hexes)}
-    filled = light.copy()
-    for i, hx in enumerate(hexes):
-        if np.isfinite(light[i]):
-            continue
-        near = [light[index[n]] for n in _neighbours(hx) if n in index]
-        near = [v for v in near if np.isfinite(v)]
-        filled[i] = float(np.mean(near)) if near else 1.0
-    return filled
+    return float(np.median(seen)) / 255.0 if len(seen) >= _MIN_CHIPS else None
 
 
 def _neighbours(hx: Hex) -> list[Hex]:
@@ -304,6 +329,7 @@ def classify_terrain(
     light: np.ndarray | None = None,
     hidden: np.ndarray | None = None,
     chipped: np.ndarray | None = None,
+    paper: float | None = None,
 ) -> list[TerrainReading]:
     """Classify every hex jointly.
 
@@ -322,6 +348,13 @@ def classify_terrain(
             :mod:`vision.occlusion`): read as unseen, they take what the counts leave.
         chipped: bool (N,), hexes holding a confidently read number chip: neither desert nor
             sea carries one, so those are forbidden there.
+        paper: the board's chip paper, grey level 0..1 (the median of :func:`chip_paper`
+            over 255), given with ``light``: a hex whose chip is brighter than the board's
+            may lie under a glare spot, which *adds* white (the chip's excess over the board's
+            paper) to chip and art alike instead of multiplying the light, and washes a
+            gold hex out to a fields hex's colour. Such a hex is read both ways, each terrain
+            costing what the likelier of the two explanations leaves, so that a hex the two
+            read differently is not read surely.
 
     Returns:
         One :class:`TerrainReading` per hex, in order.
@@ -335,8 +368,14 @@ def classify_terrain(
     n = len(features)
     if n == 0:
         return []
-    if light is not None:
-        features = apply_gains(features, 1.0 / np.asarray(light, float)[:, None])
+    camera = features
+    lights = np.ones(n) if light is None else np.asarray(light, float)
+    # The ways each hex's chip may have been lit, (multiplier, white added) per hex: by more
+    # or less light, or, where brighter than the board, by the board's light and a glare.
+    lightings = [(lights, np.zeros(n))]
+    if paper is not None and np.any(lights > 1.0):
+        lightings.append((np.minimum(lights, 1.0), paper * np.maximum(lights - 1.0, 0.0)))
+    features = apply_gains(camera, 1.0 / lights[:, None])
     is_sea = np.zeros(n, bool) if sea is None else np.asarray(sea, bool)
     want = counts if counts is not None else COUNTS.get(kind or "")
     # Sea the counts hold beyond what registration found (counts of the whole map).
@@ -369,18 +408,18 @@ def classify_terrain(
     # A hidden hex's colour is the hand's: it says nothing about the board's light.
     lit = ~is_sea & ~is_hidden
     is_chipped = np.zeros(n, bool) if chipped is None else np.asarray(chipped, bool) & ~is_sea
-    feats = normalise_light(features, lit, kind)
-    read = _read(feats, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
+    looks = _looks(camera, lightings, grey_world_gains(features, lit, kind))
+    read = _read(looks, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
     land_read = np.array([read.terrains[j] != Terrain.SEA for j in read.assigned])
     if not np.all(land_read[lit]):
         # Sea that registration's blue test missed (a third of the Seafarers renders have
         # some) is no land: in the land's mean it made the board look bluer than it is, and
         # every hex was read through a yellow-red cast (fields as gold). Read again with the
         # light of the hexes read as land.
-        feats = normalise_light(features, lit & land_read, kind)
-        read = _read(feats, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
-    terrains, raw, costs, assigned = read
-    margin = _margins(costs, land_idx, slots, assigned)
+        looks = _looks(camera, lightings, grey_world_gains(features, lit & land_read, kind))
+        read = _read(looks, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
+    terrains, raw, costs, assigned, doubt = read
+    margin = _margins(doubt, land_idx, slots, assigned)
     out: list[TerrainReading] = []
     for i in range(n):
         cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
@@ -398,6 +437,51 @@ def classify_terrain(
     return out
 
 
+class _Look(NamedTuple):
+    """The hexes as one way of lighting them explains them: ``features`` (N, 4) in the
+    prototypes' light, each hex's light ``mult`` (N,) and glare ``white`` (N,), 0..1, and the
+    board's ``gains`` (B, G, R) that took them out."""
+
+    features: np.ndarray
+    mult: np.ndarray
+    white: np.ndarray
+    gains: np.ndarray
+
+    def shown(self, lab: np.ndarray) -> np.ndarray:
+        """Colours (N, K, 3) CIELAB, one row per hex, as this look would show them: under
+        each hex's light and glare, clipped at white as the camera clips, and brought back.
+        Where nothing clips they are unchanged."""
+        n, k = lab.shape[:2]
+        m, w = self.mult[:, None, None], self.white[:, None, None]
+        art = lab_to_bgr(lab.reshape(-1, 3)).reshape(n, k, 3) / self.gains
+        cam = np.clip(m * art + w, 0.0, 1.0)
+        seen = np.clip((cam - w) / m * self.gains, 1e-4, 1.0)
+        return bgr_to_lab(seen.reshape(-1, 3)).reshape(n, k, 3)
+
+
+def _looks(
+    camera: np.ndarray,
+    lightings: Sequence[tuple[np.ndarray, np.ndarray]],
+    gains: np.ndarray,
+) -> list[_Look]:
+    """The camera's features (N, 4) under each lighting ``(multiplier (N,), white (N,))``
+    with the board's ``gains`` (B, G, R) taken out.
+
+    A camera clips at white: a bright lamp or a glare spot over fields or gold leaves red at
+    255, and the hex's colour is then less red than its art (a gold hex as pale as fields).
+    Each prototype is passed through the same light and clipping before it is compared
+    (:meth:`_Look.shown`), so a clipped hex is compared with what each terrain would look
+    like clipped.
+    """
+    looks = []
+    for mult, white in lightings:
+        feats = camera.copy()
+        bgr = lab_to_bgr(camera[:, :3]) - white[:, None]
+        feats[:, :3] = bgr_to_lab(np.clip(bgr / mult[:, None] * gains, 1e-4, 1.0))
+        looks.append(_Look(feats, mult, white, gains))
+    return looks
+
+
 class _Reading(NamedTuple):
     """One reading of the board: the terrains its columns stand for, the costs (raw and as
     the joint reading uses them, (N, T)) and each hex's terrain column (N,)."""
@@ -406,10 +490,12 @@ class _Reading(NamedTuple):
     raw: np.ndarray
     costs: np.ndarray
     assigned: np.ndarray
+    #: the saturated costs (N, T) under any look, from which the confidence is judged.
+    doubt: np.ndarray
 
 
 def _read(
-    feats: np.ndarray,
+    looks: Sequence[_Look],
     sea_column: bool,
     is_sea: np.ndarray,
     is_hidden: np.ndarray,
@@ -419,10 +505,16 @@ def _read(
 ) -> _Reading:
     """Read the light-normalised features (N, 4) as ``terrains`` and, with ``sea_column``,
     sea (under the counts when ``slots`` is given, else each hex freely and then against the
-    board's own print)."""
+    board's own print).
+
+    ``looks`` (see :func:`_looks`): the first, the hexes as their chips' light explains
+    them, is read; the others (a glare) only give the ``doubt`` costs: each terrain's least
+    cost over every look, from which the confidence is judged.
+    """
     terrains = list(terrains)
     land_idx = np.nonzero(~is_sea)[0]
-    stock = terrain_costs(feats, terrains)
+    feats = looks[0].features
+    stocks = [_look_costs(look, terrains) for look in looks]
     if sea_column:
         # Sea inside the frame that registration's blue test missed (a hand over part of it,
         # a glare) is still this board's sea: compared with the sea hexes it did find.
@@ -432,8 +524,11 @@ def _read(
             if is_sea.sum() >= _MIN_SEA
             else np.array(PROTOTYPES[Terrain.SEA][0])
         )
-        stock = np.column_stack([stock, (((feats - own_sea) / _SCALE) ** 2).sum(axis=1)])
-    raw = _barren_forbidden(stock, terrains, chipped)
+        stocks = [
+            np.column_stack([stock, (((look.features - own_sea) / _SCALE) ** 2).sum(axis=1)])
+            for stock, look in zip(stocks, looks, strict=True)
+        ]
+    raw = _barren_forbidden(stocks[0], terrains, chipped)
     costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)
     assigned = _assign(raw, costs, land_idx, slots)
     if slots is None:
@@ -441,9 +536,12 @@ def _read(
     # Without counts, nothing but the board's own print tells a terrain from its neighbour in
     # colour (fields from gold); with counts, the constraint does that better (real boards'
     # fields and desert are close enough for the print of one to drift onto the other).
+    printed = False
+    seen = land_idx[~is_hidden[land_idx]]
     for _ in range(_ROUNDS if slots is None else 0):
-        seen = land_idx[~is_hidden[land_idx]]
-        raw = _board_costs(feats, stock, terrains, assigned, seen, raw < _OUTLIER)
+        printed = True
+        explained = raw < _OUTLIER
+        raw = _board_costs(looks[0], stocks[0], terrains, assigned, seen, explained)
         raw = _barren_forbidden(raw, terrains, chipped)
         costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)
         again = _assign(raw, costs, land_idx, slots)
@@ -451,7 +549,32 @@ def _read(
         if np.array_equal(again, assigned):
             break
         assigned = again
-    return _Reading(terrains, raw, costs, assigned)
+    doubt = raw
+    for look, stock in zip(looks[1:], stocks[1:], strict=True):
+        other = (
+            _board_costs(look, stock, terrains, assigned, seen, raw < _OUTLIER)
+            if printed
+            else stock
+        )
+        # A print measured on clipped or unglared hexes is no measure of a glared one: its
+        # stock prototypes, passed through the glare and the clipping, are compared too.
+        doubt = np.minimum(doubt, _barren_forbidden(np.minimum(other, stock), terrains, chipped))
+    doubt = _barren_forbidden(_saturated(doubt, is_hidden), terrains, chipped)
+    return _Reading(terrains, raw, costs, assigned, doubt)
+
+
+def _look_costs(look: _Look, terrains: Sequence[Terrain]) -> np.ndarray:
+    """:func:`terrain_costs` of one look (N, T): each hex against the stock prototypes as
+    that look shows them (:meth:`_Look.shown`)."""
+    n = len(look.features)
+    costs = np.zeros((n, len(terrains)))
+    for j, t in enumerate(terrains):
+        protos = np.array(PROTOTYPES[t])
+        shown = np.broadcast_to(protos[None], (n, *protos.shape)).copy()
+        shown[..., :3] = look.shown(shown[..., :3])
+        d = ((look.features[:, None, :] - shown) / _SCALE) ** 2
+        costs[:, j] = d.sum(axis=2).min(axis=1)
+    return costs
 
 
 def _barren_forbidden(
@@ -515,8 +638,10 @@ def _margins(
     if slots is None or not len(land_idx):
         if costs.shape[1] < 2:
             return np.full(n, _FORBIDDEN)
-        ordered = np.sort(costs, axis=1)
-        return ordered[:, 1] - ordered[:, 0]
+        # Against the best other terrain: the gold rule may have read a hex as a dearer one.
+        other = costs.copy()
+        other[np.arange(n), assigned] = np.inf
+        return other.min(axis=1) - costs[np.arange(n), assigned]
     margin = np.zeros(n)
     sub = costs[land_idx][:, slots]
     rows, cols = linear_sum_assignment(sub)
@@ -530,7 +655,7 @@ def _margins(
 
 
 def _board_costs(
-    feats: np.ndarray,
+    look: _Look,
     stock: np.ndarray,
     terrains: Sequence[Terrain],
     assigned: np.ndarray,
@@ -545,7 +670,9 @@ def _board_costs(
     nearest stock prototype by :data:`_PRIOR` hexes' worth of weight; a hex is compared with
     the mean of the *other* hexes, so it never votes for its own reading. ``stock`` holds the
     costs against the prototypes; the sea's are kept (they are this board's already).
+    ``look``: the hexes' features and how they are lit (see :func:`_looks`).
     """
+    feats = look.features
     costs = stock.copy()
     land = np.zeros(len(feats), bool)
     land[land_idx] = True
@@ -562,5 +689,7 @@ def _board_costs(
         own[members] -= feats[members]
         weight[members] -= 1.0
         centre = own / weight[:, None]
+        # The print as this hex's light and the camera's clipping would show it.
+        centre[:, :3] = look.shown(centre[:, None, :3])[:, 0]
         costs[:, j] = (((feats - centre) / _SCALE) ** 2).sum(axis=1)
     return costs
