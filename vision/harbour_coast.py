@@ -12,9 +12,9 @@ black-hat) that has the sea's blue beginning a beach's width beyond it.
 Offsets are taken from the photo's median side (the outline lies a little inside the
 registered edge everywhere) and kept only when at least ``dead`` hex radii, and only where a
 side next to it along the coast is off the same way (a bend spans several sides). On the
-labelled photos (vieja_E_0..E_6, F_0..F_2) single sides reach 0.23-0.3 (a wave's or an icon's
-dip), pairs of neighbours at most 0.18 but on vieja_E_6's far side (0.22-0.4): the settings
-were chosen on these photos, vieja_E_6 the only one they change.
+labelled photos (vieja_E_0..E_6, F_0..F_2) single sides reach 0.23-0.25 (a wave's or an
+icon's dip), pairs of neighbours at most 0.18 but on vieja_E_6's far side (0.22-0.4): the
+settings were chosen on these photos, vieja_E_6 the only one they change.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import warnings
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 #: Profile step (hex radii): the outline is 0.02-0.04 hex radii wide in a top view.
 _STEP = 0.01
@@ -91,27 +92,36 @@ def coast_offsets(
     ).reshape(n, len(outs), len(alongs), 3)
     # A warped top view is black beyond the photo: no profile there.
     flat[flat[..., 0] <= 0.0] = nan
-    with warnings.catch_warnings():
-        # A row wholly off the view is NaN, as it should be.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        profile = np.nanmedian(flat, axis=2)  # (N, O, 3)
+    # The median across each row of the samples in view (NaN sorts last): (N, O, 3).
+    ordered = np.sort(flat, axis=2)
+    count = (~np.isnan(flat)).sum(axis=2)
+    middle = np.maximum(count - 1, 0) // 2
+    profile = np.take_along_axis(ordered, middle[..., None, :], axis=2)[:, :, 0, :]
+    profile[count == 0] = nan
     k = int(round(beside / _STEP))
     w = 4
-    estimate = np.full(n, np.nan)
-    for i in range(n):
-        light, blue = profile[i, :, 0], profile[i, :, 2] < sea_blue
-        best = least_depth
-        for j in range(k + w, len(outs) - k - w):
-            if not near <= outs[j] <= far or np.isnan(light[j]):
-                continue
-            lo, hi = light[j - k - w : j - k + 1], light[j + k : j + k + w + 1]
-            if np.isnan(lo).all() or np.isnan(hi).all():
-                continue
-            depth = min(np.nanmax(lo), np.nanmax(hi)) - light[j]
-            beyond = np.flatnonzero(blue & (outs > outs[j]))
-            sea = outs[beyond[0]] - outs[j] if len(beyond) else np.inf
-            if depth > best and beach[0] <= sea <= beach[1]:
-                best, estimate[i] = depth, outs[j]
+    light, blue = profile[..., 0], profile[..., 2] < sea_blue
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        # The lightest of the w + 1 samples from each on: (N, O - w).
+        lightest = np.nanmax(sliding_window_view(light, w + 1, axis=1), axis=2)
+    at = np.arange(k + w, len(outs) - k - w)
+    depth = np.fmin(lightest[:, at - k - w], lightest[:, at + k]) - light[:, at]
+    # The first sea sample beyond each: its distance out from it.
+    index = np.arange(len(outs))
+    first = np.minimum.accumulate(np.where(blue, index, len(outs))[:, ::-1], axis=1)[:, ::-1]
+    after = np.concatenate([first[:, 1:], np.full((n, 1), len(outs))], axis=1)[:, at]
+    sea = np.where(after < len(outs), outs[np.minimum(after, len(outs) - 1)] - outs[at], np.inf)
+    ok = (
+        (outs[at] >= near)
+        & (outs[at] <= far)
+        & (depth > least_depth)
+        & (sea >= beach[0])
+        & (sea <= beach[1])
+    )
+    depth = np.where(ok, depth, -np.inf)
+    best = np.argmax(depth, axis=1)
+    estimate = np.where(ok.any(axis=1), outs[at][best], np.nan)
     found = estimate[~np.isnan(estimate)]
     if len(found) < n // 2:
         return np.zeros(n)

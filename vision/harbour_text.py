@@ -156,8 +156,9 @@ def find_ratio(
     """
     # Off the view is filled with the patch's own median: white there would make every
     # stroke beside the view's edge (a far side's text) part of one dark border.
-    seen = patch[~np.isnan(patch)]
-    light = np.nan_to_num(patch, nan=float(np.median(seen)) if len(seen) else 100.0)
+    off = np.isnan(patch)
+    fill = float(np.median(patch[~off])) if off.any() and not off.all() else 100.0
+    light = np.where(off, fill, patch)
     k = max(3, 2 * int(round(stroke_gap / STEP / 2)) + 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     dark = cv2.morphologyEx(light, cv2.MORPH_CLOSE, kernel) - light

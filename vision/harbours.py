@@ -60,6 +60,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -221,7 +222,13 @@ def frame_layouts(kind: str, hexes: Sequence[Hex]) -> list[frozenset[Site]]:
     """
     if kind != "base":
         return []
-    return _laid(base_frame(), base_frame_layouts(), hexes)
+    return list(_base_layouts_on(tuple(sorted(set(hexes)))))
+
+
+@lru_cache(maxsize=8)
+def _base_layouts_on(hexes: tuple[Hex, ...]) -> tuple[frozenset[Site], ...]:
+    # A camera's board keeps its hexes from photo to photo: laid once.
+    return tuple(_laid(base_frame(), base_frame_layouts(), hexes))
 
 
 def _laid(
@@ -737,8 +744,10 @@ def read_harbours(
             or ((h.q, h.r), h.side) not in by_icons
         }
         deduced = 0
-        if all(((h.q, h.r), h.side) in marked for h in harbors) and all(
-            (h.confidence or 0.0) >= certain for h in harbors
+        if (
+            len(harbors) < total
+            and all(((h.q, h.r), h.side) in marked for h in harbors)
+            and all((h.confidence or 0.0) >= certain for h in harbors)
         ):
             # Every harbour read is sure: the frame's parts may say where the rest lie.
             before = len(harbors)
