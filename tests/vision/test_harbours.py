@@ -26,7 +26,10 @@ from companion.layouts import BASE_HARBOR_KINDS, BASE_HARBOR_SITES, random_board
 from companion.setup_check import check_board
 from vision.commands.read_board import format_board
 from vision.harbours import (
+    DOUBTFUL_CONFIDENCE,
     PRINTED,
+    SiteReading,
+    _colour_doubts,
     _exposed,
     _exposure,
     coast_sites,
@@ -67,6 +70,44 @@ def test_every_kind_is_read_in_every_style(style: str) -> None:
 def test_each_printed_colour_reads_as_its_kind(kind: str) -> None:
     scores = kind_scores(np.array(PRINTED[kind]))
     assert max(scores, key=scores.__getitem__) == kind
+
+
+def test_a_token_whose_colour_lies_between_two_prints_is_in_doubt() -> None:
+    """A dark lumber token gone grey-green under a cast is nearer ore's print than lumber's,
+    but not by much: named by its colour alone, it is reported in doubt; a clear colour, or
+    a token its printed mark told, is not."""
+    between, clear = (45.0, -9.0, 0.0), PRINTED["ore"]
+    sites = {
+        ((0, n), "E"): SiteReading(((0, n), "E"), True, 1.0, c, {})
+        for n, c in enumerate((between, clear, between))
+    }
+    harbors = [Harbor(0, n, "E", "ore", 0.94) for n in range(3)]
+    kept, warnings = _colour_doubts(harbors, sites, marked={((0, 2), "E")})
+    assert [h.confidence for h in kept] == [DOUBTFUL_CONFIDENCE, 0.94, 0.94]
+    assert [h.kind for h in kept] == ["ore"] * 3
+    assert warnings == [
+        "uncertain: the ore harbour at (0, 0, E) is told by its colour alone, which is nearly "
+        "lumber's: look at it"
+    ]
+
+
+def test_a_seafarers_board_with_a_token_misread_by_colour_is_not_certain() -> None:
+    # bench vision's hard render 47 of seed 13 (a Seafarers map): every hex and chip read
+    # right, its lumber token read as ore at 0.94 by its colour, and the board was reported
+    # certain.
+    from vision.bench import _board
+
+    rng = np.random.default_rng(13 * 100_003 + 47)
+    truth = _board(47 % 3, rng)
+    r = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    board = read_board(r.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total
+    assert not is_certain(board)
+    assert harbour_outcomes(truth.harbors, board.harbors, aligned)["right"] >= 1
+    assert all(
+        h.confidence is not None and h.confidence < 0.9 for h in board.harbors if h.kind == "ore"
+    )
 
 
 def test_a_colour_no_harbour_is_printed_in_has_no_kind() -> None:
