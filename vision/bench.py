@@ -29,7 +29,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -95,10 +95,7 @@ def synthetic(
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
-        rng = np.random.default_rng(seed * 100_003 + i)
-        truth = _board(i % 3, rng)
-        conditions = Conditions.random(rng, robber_on_chip=robber_on_chip)
-        render = render_board(truth, rng=rng, conditions=conditions)
+        truth, conditions, render = hard_render(seed, i, robber_on_chip)
         robber = render.board.robber  # moved onto a chip by the conditions, maybe
         hidden = hidden_by_hands(render, conditions.distortion)
         hidden_total += len(hidden)
@@ -267,6 +264,29 @@ HARBOUR_LABELS: dict[str, tuple[Harbor, ...]] = {
         Harbor(1, 1, "E", "3:1"),
     ),
 }
+
+
+class HardRender(NamedTuple):
+    """One of ``bench vision``'s hard renders: the board drawn, its conditions, the photo."""
+
+    truth: Board
+    conditions: Conditions
+    render: Render
+
+
+def hard_render(seed: int, index: int, robber_on_chip: float = 0.0) -> HardRender:
+    """Render ``index`` of ``bench vision --seed SEED`` (every third a base, 5-6 or
+    Seafarers-like board), the same photo every time: how the bench and the tests that
+    name a render make it.
+
+    >>> first = hard_render(0, 2)
+    >>> first.truth.kind, first.render.image.dtype, first.render.image.ndim
+    ('seafarers', dtype('uint8'), 3)
+    """
+    rng = np.random.default_rng(seed * 100_003 + index)
+    truth = _board(index % 3, rng)
+    conditions = Conditions.random(rng, robber_on_chip=robber_on_chip)
+    return HardRender(truth, conditions, render_board(truth, rng=rng, conditions=conditions))
 
 
 def _board(which: int, rng: np.random.Generator) -> Board:

@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from companion.board import hex_center
-from vision.bench import _board
+from vision.bench import hard_render
 from vision.register import WORK_SIDE, ChipCandidate, find_chip_candidates, project, register
 from vision.synth.render import Conditions, Render, render_board
 
@@ -93,9 +93,7 @@ def synthetic_registration(renders: int, seed: int = 0) -> dict[str, Any]:
     cpu: list[float] = []
     failures: list[dict[str, Any]] = []
     for i in range(renders):
-        rng = np.random.default_rng(seed * 100_003 + i)
-        truth = _board(i % 3, rng)
-        render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+        truth, _, render = hard_render(seed, i)
         spacing = _spacing(render)
         # The candidates as registration sees them: on the image scaled to its work size.
         scale = min(1.0, WORK_SIDE / max(render.image.shape[:2]))

@@ -27,9 +27,15 @@ from vision.synth.chip_art import CHIP_STYLES, render_chip
 from vision.training.train_chips import photograph_chip
 
 
-def _on_table(value: int, style: str, rotation: float, size: int = 120) -> np.ndarray:
-    """A rendered chip on a textured brown table, cropped a little wider than the chip."""
+def _on_table(
+    value: int, style: str, rotation: float, size: int = 120, contrast: float = 1.0
+) -> np.ndarray:
+    """A rendered chip on a textured brown table, cropped a little wider than the chip;
+    its print ``contrast`` times as dark as printed."""
     chip, mask = render_chip(value, style=style, size_px=size, rotation_deg=rotation)
+    if contrast != 1.0:
+        paper = np.median(chip[mask > 250].reshape(-1, 3), axis=0)
+        chip = paper + (chip.astype(np.float64) - paper) * contrast
     side = int(size * 1.2)
     rng = np.random.default_rng(value)
     table = np.clip(rng.normal((40, 70, 110), 12, (side, side, 3)), 0, 255)
@@ -415,17 +421,9 @@ def test_a_blob_as_wide_as_two_digits_may_be_two_joined() -> None:
 
 
 def _faint(value: int, style: str, contrast: float, size: int = 120) -> np.ndarray:
-    """A chip on the table of :func:`_on_table` whose print is ``contrast`` as dark."""
-    chip, mask = render_chip(value, style=style, size_px=size, rotation_deg=30.0)
-    paper = np.median(chip[mask > 250].reshape(-1, 3), axis=0)
-    chip = paper + (chip.astype(np.float64) - paper) * contrast
-    side = int(size * 1.2)
-    rng = np.random.default_rng(value)
-    table = np.clip(rng.normal((40, 70, 110), 12, (side, side, 3)), 0, 255)
-    o = (side - size) // 2
-    a = mask[..., None] / 255.0
-    table[o : o + size, o : o + size] = table[o : o + size, o : o + size] * (1 - a) + chip * a
-    return table.astype(np.uint8)
+    """A chip on the table of :func:`_on_table`, turned 30 degrees, whose print is
+    ``contrast`` as dark."""
+    return _on_table(value, style, 30.0, size, contrast)
 
 
 @pytest.mark.parametrize(("value", "style"), [(5, "dots"), (12, "plain"), (10, "grey")])

@@ -95,11 +95,9 @@ def test_a_seafarers_board_with_a_token_misread_by_colour_is_not_certain() -> No
     # bench vision's hard render 47 of seed 13 (a Seafarers map): every hex and chip read
     # right, its lumber token read as ore at 0.94 by its colour, and the board was reported
     # certain.
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(13 * 100_003 + 47)
-    truth = _board(47 % 3, rng)
-    r = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    truth, _, r = hard_render(13, 47)
     board = read_board(r.image, pieces=False)
     score, aligned = best_alignment(truth.tiles, board.tiles)
     assert score.terrain_right == score.terrain_total

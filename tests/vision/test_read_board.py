@@ -212,11 +212,9 @@ def test_a_hex_under_a_hand_is_reported_and_the_rest_read_right() -> None:
 def test_a_hand_is_never_read_as_the_robber(seed: int) -> None:
     # Hard renders (bench vision's seeds) where a hand reaching into a hex next to the desert
     # was read as the robber: a hex under a hand is not searched, the robber is not in view.
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(seed)
-    truth = _board(seed % 3, rng)
-    render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    truth, _, render = hard_render(0, seed)
     assert render.hand_mask is not None and render.hand_mask.any()
     board = read_board(render.image, pieces=False)
     score, aligned = best_alignment(truth.tiles, board.tiles)
@@ -228,12 +226,9 @@ def test_a_hex_a_hand_mostly_hides_is_never_read_as_certain() -> None:
     # Bench vision's seed 5, render 32: an arm across a Seafarers map, whose lit rim the
     # cover mask missed; a fields hex under the arm was read as desert with confidence 0.99
     # from that rim. A hex over half covered is read from what shows, but not trusted.
-    from vision.bench import _board, hidden_by_hands
+    from vision.bench import hard_render, hidden_by_hands
 
-    rng = np.random.default_rng(5 * 100_003 + 32)
-    truth = _board(32 % 3, rng)
-    conditions = Conditions.random(rng)
-    render = render_board(truth, rng=rng, conditions=conditions)
+    truth, conditions, render = hard_render(5, 32)
     hidden = hidden_by_hands(render, conditions.distortion)
     assert hidden
     board = read_board(render.image, pieces=False)
@@ -330,11 +325,9 @@ def test_a_chip_read_where_registration_found_no_disc_does_not_move_the_desert()
     # registration found no chip disc, was read as a 2 with confidence 0.975, and that
     # forbade the desert there (read fields, unseen). Only a chip on a disc registration
     # found forbids desert and sea.
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(254)
-    truth = _board(254 % 3, rng)
-    render = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    truth, _, render = hard_render(0, 254)
     board = read_board(render.image, pieces=False)
     _, aligned = best_alignment(truth.tiles, board.tiles)
     assert truth.tiles[truth.robber].terrain == Terrain.DESERT
@@ -354,11 +347,9 @@ def test_gold_and_fields_under_a_glare_or_a_clipping_lamp(
     # gold or not surely. 263 and 149: the light's normalisation clipped the red of a gold
     # and a fields hex, which the stock prototypes, unclipped, did not match (gold read
     # fields, fields read gold, at 0.50): read right now.
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(index)  # seed 0: seed * 100_003 + index
-    truth = _board(index % 3, rng)
-    r = render_board(truth, rng=rng, conditions=Conditions.random(rng))
+    truth, _, r = hard_render(0, index)
     board = read_board(r.image, pieces=False)
     _, aligned = best_alignment(truth.tiles, board.tiles)
     for h in hexes:

@@ -271,12 +271,10 @@ def test_a_table_inside_the_seas_colour_box_is_told_from_the_sea(index: int, kin
     # Hard renders of bench vision's seed 0 on blue-grey tables that pass the sea's colour box
     # (its spread of lightness is wide: waves, shadows): as sea all round, the table made a
     # Seafarers frame fit the 5-6 and base boards, and a Seafarers map one hex off.
-    from vision.bench import _board
+    from vision.bench import hard_render
     from vision.register import sea_mask
 
-    rng = np.random.default_rng(index)
-    board = _board(index % 3, rng)
-    r = render_board(board, rng=rng, conditions=Conditions.random(rng))
+    board, _, r = hard_render(0, index)
     assert sea_mask(r.image[:30]).mean() > 0.8  # the table passes the hue test
     reg = register(r.image)
     assert reg.kind == kind
@@ -287,11 +285,9 @@ def test_a_coarser_lattice_of_big_blobs_gives_way_to_the_chips_own() -> None:
     # bench vision's seed 0 render 151: a 5-6 board 45 degrees off vertical whose two deserts
     # and chips merged with light art are big discs on a lattice twice as coarse; by area
     # they outscored the chips' own lattice, which left the board refused as "no board".
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(151)
-    board = _board(151 % 3, rng)
-    r = render_board(board, rng=rng, conditions=Conditions.random(rng))
+    board, _, r = hard_render(0, 151)
     reg = register(r.image)
     assert reg.kind == "5-6"
     assert len(reg.chip_hexes) >= 20
@@ -304,11 +300,9 @@ def test_a_lattice_through_specks_of_the_table_gives_way_to_the_chips() -> None:
     # the lattice went through 14 specks of the orange table, 12 of them with no chip beside
     # them, and the map was laid on the wrong cells. The wider closing, tried only on such a
     # lattice, finds the chips.
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(5 * 100_003 + 65)
-    board = _board(65 % 3, rng)
-    r = render_board(board, rng=rng, conditions=Conditions.random(rng))
+    board, _, r = hard_render(5, 65)
     reg = register(r.image)
     assert reg.kind == "seafarers"
     assert len(reg.chip_hexes) >= 14
@@ -334,11 +328,9 @@ def test_an_island_reached_across_the_sea_is_laid_on_its_own_cells(seed: int, in
     # of the hand's edge beside it; the pair cost least where it was, one cell off, and the
     # lattice bent through it never reached the other chips (placed 1.46 hex radii off,
     # ambiguous). Without the blob the chip is clearly best on its own cell.
-    from vision.bench import _board
+    from vision.bench import hard_render
 
-    rng = np.random.default_rng(seed * 100_003 + index)
-    board = _board(index % 3, rng)
-    r = render_board(board, rng=rng, conditions=Conditions.random(rng))
+    board, _, r = hard_render(seed, index)
     reg = register(r.image)
     assert reg.kind == "seafarers"
     assert _max_centre_error(r, reg.homography, reg.hexes) < 0.3
