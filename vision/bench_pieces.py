@@ -211,3 +211,123 @@ def kinds_on_photos(datasets: Path) -> dict[str, Any]:
         photos[path.stem] = dict(tally)
         total.update(tally)
     return {"photos": photos, "total": dict(total)}
+
+
+#: The Seafarers maps :func:`coast_kinds` renders, in turn.
+COAST_MAPS = ("new-shores", "four-islands", "new-world")
+
+
+def coast_pieces(board: Board, rng: np.random.Generator, sides: int = 12) -> list[Piece]:
+    """Roads and ships (half each, every colour) on coast sides of ``board`` (land on one hand,
+    sea or the frame on the other), no two touching, each with a building of its colour at
+    one end half the time (a piece is built beside its own; a building's colour lies near the
+    side's ends)."""
+    t = Topology.of(board.tiles)
+    sea = {i for i, h in enumerate(t.hexes) if board.tiles[h].terrain == Terrain.SEA}
+    land_v = {v for v, hs in enumerate(t.vertex_hexes) if any(i not in sea for i in hs)}
+    coast = [
+        e
+        for e, hs in enumerate(t.edge_hexes)
+        if any(i not in sea for i in hs) and (len(hs) < 2 or any(i in sea for i in hs))
+    ]
+    near: set[int] = set()
+    out: list[Piece] = []
+    for e in rng.permutation(coast):
+        a, b = t.edge_vertices[e]
+        if a in near or b in near or len(out) >= 2 * sides:
+            continue
+        near |= {a, b, *t.vertex_neighbours[a], *t.vertex_neighbours[b]}
+        colour = str(rng.choice(COLOURS))
+        kind = "ship" if rng.random() < 0.5 else "road"
+        out.append(Piece(kind, colour, edge=t.edges[e]))
+        end = a if rng.random() < 0.5 else b
+        if rng.random() < 0.5 and end in land_v:
+            big = "city" if rng.random() < 0.4 else "settlement"
+            out.append(Piece(big, colour, vertex=t.vertices[end]))
+    return out
+
+
+def coast_kinds(n: int, seed: int, ground: bool = False) -> dict[str, Any]:
+    """Road or ship on coast sides: ``n`` renders of Seafarers maps (:data:`COAST_MAPS`) with
+    :func:`coast_pieces`, as the demo's camera films them (960x540, tilt 0-25 degrees, any
+    rotation, mild light, noise and blur; ships at any angle, as the renderer draws them),
+    read by a :class:`vision.pieces.PieceDetector` (the tracker's: colour classes, 32 pixels
+    per hex radius; ``ground``: the ground model of single photos) through the render's true
+    homography, refined on the tile borders as the tracker does.
+
+    Returns:
+        ``kinds``: true kind -> read kind ("none": missed) -> ``sure`` / ``unsure`` counts
+        (kind confidence at least :data:`vision.pieces.KIND_CERTAIN` or not); ``scores``: per
+        true kind, the ship scores (less their decision) of the pieces read with their own
+        colour, sorted; ``sure_wrong``: pieces whose kind was read wrong and sure.
+    """
+    from companion.scenario import load_scenario
+    from vision.pieces import PieceDetector, refine_homography
+
+    rng = np.random.default_rng(seed)
+    kinds: dict[str, dict[str, Counter[str]]] = {
+        k: {r: Counter() for r in ("road", "ship", "none")} for k in ("road", "ship")
+    }
+    scores: dict[str, list[float]] = {"road": [], "ship": []}
+    for i in range(n):
+        board = load_scenario(
+            COAST_MAPS[i % len(COAST_MAPS)], 4, seed=int(rng.integers(1000))
+        ).board
+        board.pieces = coast_pieces(board, rng)
+        cond = Conditions(
+            tilt_deg=float(rng.uniform(0, 25)),
+            tilt_dir_deg=float(rng.uniform(0, 360)),
+            rotation_deg=float(rng.uniform(0, 360)),
+            brightness=float(rng.uniform(0.85, 1.1)),
+            noise_sigma=float(rng.uniform(0, 3)),
+            blur_sigma=float(rng.uniform(0, 0.8)),
+        )
+        # One seed for both renders: the board drawn the same, the pieces last.
+        draw = int(rng.integers(2**31))
+        r = render_board(board, width=960, height=540, rng=draw, conditions=cond)
+        hexes = list(board.tiles)
+        sea = [h for h in hexes if board.tiles[h].terrain == Terrain.SEA]
+        homography = refine_homography(r.image, r.homography, hexes, sea)
+        det = PieceDetector(homography, hexes, sea, True, ground=ground)
+        top = det.top_view(r.image)
+        changed = None
+        if not ground:
+            # The tracker reads a new piece with what differs from the board before it (its
+            # reference top view): here the same render without the roads and ships.
+            before = replace(board, pieces=[p for p in board.pieces if p.edge is None])
+            ref = det.top_view(
+                render_board(before, width=960, height=540, rng=draw, conditions=cond).image
+            )
+            changed = _differs(top, ref)
+        read = det.read_top(top, changed=changed)
+        assert read.edge_kind_conf is not None and read.edge_ship_score is not None
+        index = {x: k for k, x in enumerate(read.edges)}
+        for p in board.pieces:
+            if p.edge is None:
+                continue
+            e = index[p.edge]
+            state = int(read.edge_state[e])
+            got = "none" if state <= 0 else ("ship" if (state - 1) % 2 else "road")
+            sure = "sure" if read.edge_kind_conf[e] >= KIND_CERTAIN else "unsure"
+            kinds[p.kind][got][sure] += 1
+            if got != "none" and read.colours[(state - 1) // 2] == p.color:
+                scores[p.kind].append(round(float(read.edge_ship_score[e]), 4))
+    return {
+        "renders": n,
+        "seed": seed,
+        "ground": ground,
+        "kinds": {k: {r: dict(c) for r, c in v.items()} for k, v in kinds.items()},
+        "sure_wrong": sum(kinds[k][r]["sure"] for k in kinds for r in ("road", "ship") if r != k),
+        "scores": {k: sorted(v) for k, v in scores.items()},
+    }
+
+
+def _differs(top: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """bool (H, W): where a BGR uint8 top view differs from a reference as the tracker's
+    difference mask does (:mod:`vision.tracker`: a channel's relative brightness, less the
+    view's median change)."""
+    from vision.tracker import _DIFF
+
+    ratio = np.log((top.astype(np.float32) + 8.0) / (reference.astype(np.float32) + 8.0))
+    ratio -= np.median(ratio.reshape(-1, 3), axis=0)
+    return np.abs(ratio).max(axis=2) > _DIFF

@@ -17,9 +17,12 @@ Method
 4. **Sites.** Only the grid's corners and sides are looked at. A corner holds a building when
    most of a small disc around it has one colour; a side holds a road when most of a thin strip
    along its middle does. A city is told from a settlement by the area of its colour around the
-   corner (roads of the same colour on the corner's sides are left out of that area). On a sea
-   or coast side a ship is told from a road by its colour outside the strip (hull and sail lie
-   across the side, a road along it).
+   corner (roads of the same colour on the corner's sides are left out of that area). A side
+   with no land beside it holds a ship; on a coast side (land and sea) a ship is told from a
+   road by its colour off the strip in the side's middle (hull and sail lie across the side, a
+   road along it) and by how much of the strip it leaves free (a ship lying along its side
+   covers half of it): :data:`SHIP_SCORE`, with a kind confidence (road or ship in doubt near
+   the decision, :data:`SHIP_MARGIN`).
 5. **Single photos of real plastic** (:func:`detect_pieces`) replace steps 3-4's presence and
    colour by the ground model of :mod:`vision.site_ground`: a site holds a piece where most of
    its pixels are rare in the ground around it (its hexes' art, the tile border, the coast),
@@ -205,7 +208,44 @@ SEAMS_SEEN = 0.5
 HIDDEN_CONFIDENCE = 0.6
 # Ground model: a pixel is of a piece's colour when its hue is this near (radians).
 _OWN_HUE = math.radians(25.0)
-_SHIP_OFF = 0.12  # fraction of the ship disc, off the strip, in the colour: a ship
+#: Ground model: a ship's own colour covers more than this fraction of its side's disc off the
+#: road band (hull and sail lie across the side, a road along it).
+SHIP_OFF = 0.12
+#: Colour classes (the tracker's reading), on a coast side (land on one hand, sea or the frame
+#: on the other: a road or a ship may stand there): the ship score is the fraction of the
+#: side's middle off the road band (:data:`_SHIP_MIDDLE` along, beyond ``_ROAD_HALF`` across,
+#: within ``_SHIP_RADIUS``) that the piece's colour covers, counting only the colour joined to
+#: what lies on the strip (the hull and sail are one piece with it; terrain of the colour is
+#: scattered), plus :data:`SHIP_STRIP_WEIGHT` times the part of the strip it leaves free (a road
+#: fills its strip, a ship lying along its side only half of it). Above :data:`SHIP_SCORE`: a
+#: ship. Chosen on renders of Seafarers maps, seed 101 (docs/vision-tracking.md, "Road or
+#: ship on the coast"), among weights 0 (the colour off the band alone), 0.2 .. 0.5.
+SHIP_STRIP_WEIGHT = 0.3
+SHIP_SCORE = 0.135
+#: A side's kind (road or ship) is sure (kind confidence 1) this far from its decision (the ship
+#: score from :data:`SHIP_SCORE`), and in doubt (below :data:`KIND_CERTAIN`) within half of it:
+#: a ship read as such within 0.2 of it, a road within 0.06. Chosen on the renders of
+#: :func:`vision.bench_pieces.coast_kinds` (60 each, the tracker's difference mask): on seed
+#: 101 roads scored up to 0.16 beyond it (a road off its side's middle, or the colour of
+#: mountains, of the sea or of a building joined to it), ships down to 0.008 above it; seed 202
+#: (held out) 0.17 and 0.004 short, seed 303 0.19 and 0.017 short (docs/vision-tracking.md,
+#: "Road or ship on the coast").
+SHIP_MARGIN = 0.4
+ROAD_MARGIN = 0.12
+#: Ground model (single photos): the same for a ship, its off fraction from :data:`SHIP_OFF`
+#: (in doubt below 0.28: roads reached 0.19 and 0.26 on 30 renders each of seeds 101 and 202).
+#: A road it reads on a coast side is always in doubt (kind confidence 0.5): ships lying along
+#: their side left as little of their colour off the band as roads (0.01 and less).
+SHIP_OFF_MARGIN = 0.32
+#: Colour classes: when the piece's colour covers more than this fraction of the middle
+#: beyond a ship's reach on either hand (``_SHIP_RADIUS`` to ``+ _SHIP_BEYOND`` across), the
+#: colour is the ground's there (the sea reads as blue on some maps, mountains as white), and
+#: what lies off the road band is no measure: its kind is in doubt (kind confidence 0.5).
+SHIP_GROUND = 0.2
+_SHIP_BEYOND = 0.12
+# The middle of a side (hex radii along it from its midpoint), where a ship's sail stands: a
+# building at the side's end (a city's wing reaches 0.32 from its corner) stays out of it.
+_SHIP_MIDDLE = 0.15
 
 
 @functools.cache
@@ -316,7 +356,8 @@ class DetectedPiece:
     vertex: Vertex | None = None
     edge: Edge | None = None
     confidence: float = 1.0
-    #: How sure the kind is (city or settlement), 0.5..1; ``confidence`` is never above it.
+    #: How sure the kind is (city or settlement, road or ship), 0.5..1; ``confidence`` is never
+    #: above it.
     #: Below :data:`KIND_CERTAIN` the other kind is nearly as likely a reading.
     kind_confidence: float = 1.0
 
@@ -353,6 +394,13 @@ class SiteReadings:
         vertex_kind_conf: float64 (V,) how sure each building's kind is (0.5..1,
             :func:`kind_confidence`; single photos); None: as sure as its presence.
             What an upgrade adds to a settlement, and nothing that stays around it.
+        edge_kind_conf: float64 (E,) how sure each side's kind (road or ship) is, 0.5..1: 1
+            where only one kind can stand (all land: a road; no land: a ship) and at empty
+            sides; on a coast side, by how far its ship score lies from the decision
+            (:data:`SHIP_MARGIN`). None: as sure as its presence.
+        edge_ship_score: float64 (E,) the evidence it is measured by, less its decision (above
+            0: a ship; :data:`SHIP_SCORE`, or :data:`SHIP_OFF` with the ground model); NaN
+            where no piece stands on a coast side.
     """
 
     vertices: tuple[Vertex, ...]
@@ -365,6 +413,8 @@ class SiteReadings:
     colours: tuple[str, ...] = COLOURS
     vertex_gain: np.ndarray | None = None
     vertex_kind_conf: np.ndarray | None = None
+    edge_kind_conf: np.ndarray | None = None
+    edge_ship_score: np.ndarray | None = None
 
     def pieces(self) -> list[DetectedPiece]:
         """The pieces of the known, occupied sites."""
@@ -377,6 +427,7 @@ class SiteReadings:
             self.edge_conf,
             self.colours,
             self.vertex_kind_conf,
+            self.edge_kind_conf,
         )
 
 
@@ -389,9 +440,10 @@ def pieces_from_states(
     edge_conf: np.ndarray | None = None,
     colours: Sequence[str] = COLOURS,
     vertex_kind_conf: np.ndarray | None = None,
+    edge_kind_conf: np.ndarray | None = None,
 ) -> list[DetectedPiece]:
-    """Pieces from per-site state codes (unknown and empty sites give none); a building's
-    confidence is at most its kind's (``vertex_kind_conf``, None: 1)."""
+    """Pieces from per-site state codes (unknown and empty sites give none); a piece's
+    confidence is at most its kind's (``vertex_kind_conf``, ``edge_kind_conf``, None: 1)."""
     out: list[DetectedPiece] = []
     for i, s in enumerate(vertex_state):
         if s > EMPTY:
@@ -412,8 +464,17 @@ def pieces_from_states(
         if s > EMPTY:
             c, big = divmod(int(s) - 1, 2)
             conf = 1.0 if edge_conf is None else float(edge_conf[i])
+            sure = 1.0 if edge_kind_conf is None else float(edge_kind_conf[i])
             kind = "ship" if big else "road"
-            out.append(DetectedPiece(kind, colours[c], edge=edges[i], confidence=conf))
+            out.append(
+                DetectedPiece(
+                    kind,
+                    colours[c],
+                    edge=edges[i],
+                    confidence=min(conf, sure),
+                    kind_confidence=sure,
+                )
+            )
     return out
 
 
@@ -577,6 +638,20 @@ class _Sites:
     vbody: tuple[np.ndarray, np.ndarray] | None = None
 
 
+class _CoastSide(NamedTuple):
+    """A coast side's disc of ``_SHIP_RADIUS`` around where a piece on it is read, its pixels
+    in the top view and on a small square grid of its own (for grouping them)."""
+
+    idx: np.ndarray  # int64 (N,) flat top-view pixel indices
+    rows: np.ndarray  # int64 (N,) the pixels' rows on the side's grid
+    cols: np.ndarray  # int64 (N,) ... and columns
+    size: int  # the grid's side, pixels
+    disc: np.ndarray  # bool (N,) within _SHIP_RADIUS
+    strip: np.ndarray  # bool (N,) the road strip
+    middle: np.ndarray  # int8 (N,) the disc's middle off the road band: -1 or 1 by hand, else 0
+    beyond: np.ndarray  # int8 (N,) the middle beyond the disc, by hand (_SHIP_BEYOND)
+
+
 class PieceDetector:
     """Reads pieces at the corners and sides of one registered board.
 
@@ -729,6 +804,96 @@ class PieceDetector:
         )
         keep = touches_land[self._sites.estrip[1]]
         return (self._sites.estrip[0][keep], self._sites.estrip[1][keep])
+
+    @functools.cached_property
+    def _coast(self) -> dict[int, _CoastSide]:
+        """Per coast side (land on one hand, sea or the frame on the other), the pixels of its
+        disc of ``_SHIP_RADIUS`` (see :class:`_CoastSide`), built on first use."""
+        t = self.topology
+        w, h = self.size
+        r = int(math.ceil((_SHIP_RADIUS + _SHIP_BEYOND) * self.px)) + 1
+        oy, ox = np.mgrid[-r : r + 1, -r : r + 1]
+        off = np.column_stack([ox.ravel(), oy.ravel()]) / self.px
+        dist = np.hypot(off[:, 0], off[:, 1])
+        out: dict[int, _CoastSide] = {}
+        for e in np.flatnonzero(self.sea_edges & ~self._open_sea):
+            a, b = (np.array(vertex_position(x)) for x in edge_vertices(t.edges[e]))
+            d = (b - a) / np.linalg.norm(b - a)
+            along, across = off @ d, off @ np.array([-d[1], d[0]])
+            cx, cy = self._to_top(self.seen_at((a + b) / 2, _ROAD_MID))[0]
+            xs = ox.ravel() + int(round(cx))
+            ys = oy.ravel() + int(round(cy))
+            middle = np.abs(along) < _SHIP_MIDDLE
+            beyond = middle & (np.abs(across) > _SHIP_RADIUS)
+            disc = dist <= _SHIP_RADIUS
+            keep = (disc | beyond) & (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            hand = np.sign(across).astype(np.int8)
+            strip = (np.abs(along) <= (_STRIP_TO - _STRIP_FROM) / 2) & (
+                np.abs(across) <= _STRIP_HALF
+            )
+            out[int(e)] = _CoastSide(
+                (ys * w + xs)[keep],
+                (oy.ravel() + r)[keep],
+                (ox.ravel() + r)[keep],
+                2 * r + 1,
+                disc[keep],
+                strip[keep],
+                np.where(middle & disc & (np.abs(across) > _ROAD_HALF), hand, 0)[keep],
+                np.where(beyond, hand, 0)[keep],
+            )
+        return out
+
+    def _ship_scores(
+        self,
+        lab: np.ndarray,
+        colour: np.ndarray,
+        strip: np.ndarray,
+        which: np.ndarray,
+        changed: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The colour classes' ship score of the coast sides ``which`` (see :data:`SHIP_SCORE`).
+
+        Args:
+            lab: int8 (H * W,) flat colour labels of the top view (:meth:`labels`).
+            colour: int (E,) the colour index read at each side.
+            strip: float (E,) the fraction of each side's strip in that colour.
+            which: bool (E,) the sides to score (coast sides holding a piece).
+            changed: optional bool (H * W,) what differs from the tracker's reference top view:
+                only that counts off the road band (terrain, the sea or a building of the
+                piece's colour beside a new road stays the same; a new ship's sail does not).
+
+        Returns:
+            float64 (E,) the score less :data:`SHIP_SCORE` (above 0: a ship), NaN where not
+            scored; bool (E,) the sides where one hand of the middle is the colour's ground
+            (:data:`SHIP_GROUND`).
+        """
+        score = np.full(len(which), np.nan)
+        ground = np.zeros(len(which), bool)
+        for e in np.flatnonzero(which):
+            side = self._coast.get(int(e))
+            if side is None:
+                continue
+            mine = lab[side.idx] == colour[e]
+            grid = np.zeros((side.size, side.size), np.uint8)
+            inside = mine & side.disc
+            grid[side.rows[inside], side.cols[inside]] = 1
+            _, group = cv2.connectedComponents(grid, connectivity=8)
+            groups = group[side.rows, side.cols]
+            joined = np.zeros(int(groups.max()) + 1, bool)
+            joined[groups[inside & side.strip]] = True
+            joined[0] = False
+            off = side.middle != 0
+            new = joined[groups] & off
+            if changed is not None:
+                new &= changed[side.idx]
+            fill = float(new.sum()) / max(int(off.sum()), 1)
+            score[e] = fill + SHIP_STRIP_WEIGHT * (1.0 - strip[e]) - SHIP_SCORE
+            ground[e] = any(
+                mine[side.beyond == k].mean() > SHIP_GROUND
+                for k in (-1, 1)
+                if (side.beyond == k).any()
+            )
+        return score, ground
 
     @property
     def _lut(self) -> np.ndarray:
@@ -1071,7 +1236,8 @@ class PieceDetector:
             top: the top view (:meth:`top_view`).
             covered: optional bool mask in top-view pixels not to trust (hands, glare).
             changed: optional bool mask in top-view pixels of what differs from a reference
-                top view of the same board; gives :attr:`SiteReadings.vertex_gain`.
+                top view of the same board; gives :attr:`SiteReadings.vertex_gain`, and only
+                what differs counts as a ship's off its coast side (:meth:`_ship_scores`).
             seams: optional bool (E, steps) where the photo shows each side's tile seam
                 (:func:`vision.seams.seam_visibility`); with the ground model, a pale corner
                 whose seams it hides is a white building (:meth:`_hidden_whites`).
@@ -1105,7 +1271,7 @@ class PieceDetector:
             eground = counts(s.eground, n_e * 2).reshape(n_e, 2, k + 2)
             eground = eground / np.maximum(s.vsize["eground"], 1).reshape(n_e, 2, 1)
         vband = counts(s.vband, n_v * 3, lab_lit).reshape(n_v, 3, k + 2)
-        estrip, eoff = counts(s.estrip, n_e), counts(s.eoff, n_e)
+        estrip = counts(s.estrip, n_e)
 
         # Sides first: the buildings' areas leave out their roads.
         e_state = np.zeros(n_e, np.int64)
@@ -1130,26 +1296,39 @@ class PieceDetector:
             )
             vfrac = np.zeros((n_v, k))
             vfrac[np.arange(n_v), vbest] = vf
-        off_frac = eoff[np.arange(n_e), best + 2] / np.maximum(s.vsize["eoff"], 1)
-        if self._ground is not None and self.sea_edges.any():
-            # A ship's hull and sail lie across its side: of the ground model's pieces on sea
-            # sides, those whose own colour the ground does not explain off the road band.
-            held = self.sea_edges & (best_frac >= _PRESENT / 2)
+        # Road or ship: only on coast sides is it a question. No road stands where no land is
+        # (RULES.md 3.2.2: sea sides take ships only).
+        coast = self.sea_edges & ~self._open_sea
+        held = coast & (best_frac >= _PRESENT / 2) & (e_cov <= _COVERED)
+        no_measure = np.zeros(n_e, bool)
+        if self._ground is not None:
+            # A ship's hull and sail lie across its side: the piece's own colour that the
+            # ground does not explain off the road band.
             off_frac = self._own_fraction(
                 norm, lab, dens, s.eoff, self._ground.edge_samples, best, held
             )
+            ship_score = np.where(held, off_frac - SHIP_OFF, np.nan)
+            margin = np.where(ship_score > 0, SHIP_OFF_MARGIN, np.inf)
+        else:
+            diff = None if changed is None else changed.ravel()
+            ship_score, no_measure = self._ship_scores(lab, best, best_frac, held, diff)
+            margin = np.where(ship_score > 0, SHIP_MARGIN, ROAD_MARGIN)
+        near = np.abs(np.nan_to_num(ship_score)) / margin
+        ship_sure = np.where(no_measure, 0.5, 0.5 + 0.5 * np.clip(near, 0.0, 1.0))
+        e_kind = np.ones(n_e, np.float64)
         for e in range(n_e):
             if e_cov[e] > _COVERED:
                 e_state[e], e_conf[e] = UNKNOWN, 0.0
                 continue
-            # No road stands where no land is (RULES.md 3.2.2: sea sides take ships only).
-            ship = self.sea_edges[e] and (off_frac[e] > _SHIP_OFF or self._open_sea[e])
+            ship = bool(self._open_sea[e] or (coast[e] and ship_score[e] > 0))
             # A road's colour beside it as much as on it is the ground's (a light border, a
             # brown hill), not a piece's; a ship's hull lies across its side.
             ground = not ship and eground[e, :, best[e] + 2].max() > self.context
             if not ground and (best_frac[e] >= _PRESENT or (ship and best_frac[e] >= _PRESENT / 2)):
-                e_state[e] = state_code(int(best[e]), bool(ship))
+                e_state[e] = state_code(int(best[e]), ship)
                 e_conf[e] = _confidence(best_frac[e], _PRESENT)
+                if coast[e]:
+                    e_kind[e] = ship_sure[e]
             else:
                 e_conf[e] = _confidence(1.0 - best_frac[e], 1.0 - _PRESENT)
         v_state = np.zeros(n_v, np.int64)
@@ -1216,6 +1395,8 @@ class PieceDetector:
             self.colours,
             gain,
             kind_conf,
+            e_kind,
+            np.where(coast & (e_state > EMPTY), ship_score, np.nan),
         )
 
     def _hidden_whites(

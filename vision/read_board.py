@@ -281,6 +281,12 @@ def read_board(
         warnings.append(
             f"uncertain: {len(doubt)} building(s) could be a city or a settlement: {which}"
         )
+    sides = [p for p in found if p.edge is not None and p.kind_confidence < KIND_CERTAIN]
+    if sides:
+        which = "; ".join(f"{p.color} {p.kind} at ({', '.join(map(str, p.edge))})" for p in sides)
+        warnings.append(
+            f"uncertain: {len(sides)} piece(s) on the coast could be a road or a ship: {which}"
+        )
     if seen:
         # Colour classes come from the renderer unless the table was calibrated: on real
         # plastic, pieces read from one photo need a look (docs/vision-tracking.md).

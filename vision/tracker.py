@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from companion.board import Hex, Piece, hex_center
+from companion.board import Edge, Hex, Piece, hex_center
 from vision.pieces import (
     EMPTY,
+    KIND_CERTAIN,
     UNKNOWN,
     DetectedPiece,
     PieceDetector,
@@ -98,6 +99,10 @@ class Observation:
         changed: the corners and sides whose state changed since the previous observation.
         changed_hexes: hexes where something that is not a piece changed and stayed (the
             robber or the pirate moving leaves two: the hex it left and the one it went to).
+        doubtful_kinds: the sides of ``changed`` that now hold a road or ship whose kind was in
+            doubt (a kind confidence below :data:`vision.pieces.KIND_CERTAIN` in any frame
+            that held the reading while it became stable: on a coast, a ship lying along its
+            side looks like a road).
     """
 
     timestamp: float
@@ -108,6 +113,7 @@ class Observation:
     numbers: Mapping[Hex, int] = field(default_factory=dict)
     changed: tuple[tuple, ...] = ()
     changed_hexes: tuple[Hex, ...] = ()
+    doubtful_kinds: tuple[Edge, ...] = ()
 
 
 @dataclass
@@ -186,6 +192,10 @@ class Tracker:
         self._cand_e = np.zeros(0, np.int64)
         self._since_v = np.zeros(0)
         self._since_e = np.zeros(0)
+        # Per side: how sure the committed kind (road or ship) is, and the least sure reading
+        # of the candidate while it was held (vision.pieces: SiteReadings.edge_kind_conf).
+        self._kind_e = np.ones(0)
+        self._cand_kind_e = np.ones(0)
 
     # -- registration -------------------------------------------------------------------------
 
@@ -235,6 +245,8 @@ class Tracker:
             self._cand_e = self.e_state.copy()
             self._since_v = np.full(n_v, t)
             self._since_e = np.full(n_e, t)
+            self._kind_e = _edge_kinds(readings)
+            self._cand_kind_e = self._kind_e.copy()
         return True
 
     def _detector(self, homography: np.ndarray, hexes: object) -> PieceDetector:
@@ -357,8 +369,7 @@ class Tracker:
         self._set_reference(top, covered)
         if not hexes:
             return None
-        t_ = self.detector.topology
-        detected = pieces_from_states(t_.vertices, t_.edges, self.v_state, self.e_state)
+        detected = self.pieces()
         return Observation(
             t, tuple(p.to_piece() for p in detected), tuple(detected), changed_hexes=hexes
         )
@@ -493,6 +504,15 @@ class Tracker:
                 read_v[v] = state_code(c, was_city or grown)
             else:
                 read_v[v] = state_code(c, False)
+        # A side's kind is as sure as its least sure reading while its candidate was held.
+        kind_e = _edge_kinds(readings)
+        same = readings.edge_state == _SAME
+        kind_e[same] = self._kind_e[same]
+        known_e = read_e != UNKNOWN
+        fresh = known_e & (read_e != self._cand_e)
+        held = known_e & ~fresh
+        self._cand_kind_e[fresh] = kind_e[fresh]
+        self._cand_kind_e[held] = np.minimum(self._cand_kind_e[held], kind_e[held])
         changed = []
         for read, cand, since, state in (
             (read_v, self._cand_v, self._since_v, self.v_state),
@@ -514,6 +534,7 @@ class Tracker:
             return None
         self.v_state[cv_] = self._cand_v[cv_]
         self.e_state[ce_] = self._cand_e[ce_]
+        self._kind_e[ce_] = self._cand_kind_e[ce_]
         touched = np.zeros(len(self.v_state), bool)
         touched[cv_] = True
         for e in ce_:
@@ -525,13 +546,15 @@ class Tracker:
             self._cand_v != self.v_state, self._cand_e != self.e_state
         )
         self._set_reference(top, covered | waiting, touched)
-        detected = pieces_from_states(topo.vertices, topo.edges, self.v_state, self.e_state)
+        detected = self.pieces()
         where = [tuple(topo.vertices[v]) for v in cv_] + [tuple(topo.edges[e]) for e in ce_]
+        doubt = [e for e in ce_ if self.e_state[e] > EMPTY and self._kind_e[e] < KIND_CERTAIN]
         return Observation(
             t,
             tuple(p.to_piece() for p in detected),
             tuple(detected),
             changed=tuple(where),
+            doubtful_kinds=tuple(topo.edges[e] for e in doubt),
         )
 
     def pieces(self) -> list[DetectedPiece]:
@@ -539,7 +562,16 @@ class Tracker:
         if self.detector is None:
             return []
         t = self.detector.topology
-        return pieces_from_states(t.vertices, t.edges, self.v_state, self.e_state)
+        return pieces_from_states(
+            t.vertices, t.edges, self.v_state, self.e_state, edge_kind_conf=self._kind_e
+        )
+
+
+def _edge_kinds(readings: SiteReadings) -> np.ndarray:
+    """float64 (E,) the readings' kind confidence per side (1 where none is given)."""
+    if readings.edge_kind_conf is None:
+        return np.ones(len(readings.edge_state))
+    return readings.edge_kind_conf.astype(np.float64)
 
 
 def _grey(top: np.ndarray) -> np.ndarray:

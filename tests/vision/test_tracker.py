@@ -8,7 +8,10 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 import pytest
+from test_pieces import board_of
+from test_pieces_coast import COAST, LAND, OPEN_SEA, FixedTurn, side_angle
 
+import vision.synth.render as render
 from companion.board import (
     Board,
     Edge,
@@ -24,7 +27,7 @@ from companion.layouts import random_board
 from companion.scenario import load_scenario
 from vision.capture import SceneStep, SyntheticGameSource
 from vision.known_board import known_board_registrar
-from vision.pieces import COLOURS
+from vision.pieces import COLOURS, KIND_CERTAIN
 from vision.synth.render import PIECE_COLOURS, Conditions, render_board
 from vision.tracker import Observation, Tracker, _plane_rotation
 
@@ -310,3 +313,34 @@ def test_a_grey_robber_moved_onto_and_off_grey_mountains_is_reported() -> None:
     tracker = Tracker(registrar=registrar)
     seen = [o for t, f in src if (o := tracker.update(t, f)) is not None]
     assert [set(o.changed_hexes) for o in seen] == [{board.robber, rock}, {rock, away}]
+
+
+def test_a_coast_side_whose_kind_is_in_doubt_is_said_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every ship drawn lying along the coast side's direction, where it looks like a road there.
+    along = FixedTurn(side_angle(COAST))
+    draw = render._draw_ship
+    monkeypatch.setattr(
+        render, "_draw_ship", lambda c, p, s, colour, k, rng: draw(c, p, s, colour, k, along)
+    )
+    board = board_of(Terrain.PASTURE, [], sea_ring=True)
+    sea = [h for h, t in board.tiles.items() if t.terrain == Terrain.SEA]
+    steps, placed = [SceneStep(board, duration_s=1.0)], []
+    for kind, side in (("ship", COAST), ("ship", OPEN_SEA), ("road", LAND)):
+        placed.append(Piece(kind, "red", edge=side))
+        board_now = replace(board, pieces=list(placed))
+        steps.append(SceneStep(board_now, reach=edge_midpoint(side), duration_s=3.0))
+    src = SyntheticGameSource(steps, width=960, height=540, fps=5, seed=1, conditions=CAMERA)
+
+    def registrar(frame: np.ndarray) -> SimpleNamespace:
+        assert src.truth is not None
+        hexes = list(board.tiles)
+        return SimpleNamespace(
+            homography=src.truth.homography, hexes=hexes, sea_hexes=sea, kind="seafarers"
+        )
+
+    tracker = Tracker(registrar=registrar)
+    seen = [obs for t, frame in src if (obs := tracker.update(t, frame)) is not None]
+    assert [set(o.changed) for o in seen] == [{tuple(COAST)}, {tuple(OPEN_SEA)}, {tuple(LAND)}]
+    assert [o.doubtful_kinds for o in seen] == [(COAST,), (), ()]
+    kinds = {p.edge: p.kind_confidence for p in seen[-1].detected}
+    assert kinds[COAST] < KIND_CERTAIN and kinds[OPEN_SEA] == 1.0 == kinds[LAND]
