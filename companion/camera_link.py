@@ -17,8 +17,8 @@ reads a robber (or pirate) move from it with the game's knowledge of where the r
 The web page reads the pending items with :meth:`CameraLink.pending` (a JSON-safe dict), is
 told when they change through :meth:`CameraLink.subscribe` (a queue of ``{"type": "camera",
 ...}`` updates, like the Table's subscriptions), and answers with :meth:`CameraLink.confirm`
-(optionally with the victim) or :meth:`CameraLink.dismiss`. The camera's health goes to the
-Table as ``ReportPart("camera", up, detail)``.
+(optionally with the victim, or road or ship) or :meth:`CameraLink.dismiss`. The camera's
+health goes to the Table as ``ReportPart("camera", up, detail)``.
 
 The pieces the camera reads are in the coordinates of ``vision.register``'s canonical
 orientation: the game's board must come from the same camera (``read-board``), which names
@@ -35,10 +35,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from companion.actions import MovePirate, MoveRobber
+from companion.actions import BuildRoad, BuildShip, MovePirate, MoveRobber
 from companion.board import Hex
 from companion.game import Game, IllegalAction
 from companion.reconcile import (
+    ASKS_KIND,
     Discrepancy,
     Proposal,
     Reconciliation,
@@ -108,6 +109,7 @@ def with_robber(game: Game, observation: SeenBoard) -> SeenBoard:
         found.get("robber", observation.robber),
         found.get("pirate", observation.pirate),
         dict(observation.numbers),
+        tuple(getattr(observation, "doubtful_kinds", ())),
     )
 
 
@@ -293,7 +295,8 @@ class CameraLink:
             r._put(update)
 
     def confirm(self, item_id: int, choice: str | None = None) -> Any:
-        """Apply a pending proposal, with ``choice`` (the victim) when it offers choices.
+        """Apply a pending proposal, with ``choice`` when it offers choices: the victim, or
+        for a road-or-ship question the kind ("road" builds a road on the side, "ship" a ship).
 
         Raises:
             ValueError: an unknown id, a discrepancy, a choice not offered, or the engine's
@@ -311,6 +314,9 @@ class CameraLink:
                 raise ValueError(f"choose one of: {offered} (not {choice!r})")
             if isinstance(action, MoveRobber | MovePirate):
                 action = replace(action, victim=choice)
+            elif proposal.asks == ASKS_KIND and isinstance(action, BuildRoad | BuildShip):
+                build = BuildShip if choice == "ship" else BuildRoad
+                action = build(action.player, action.edge)
         elif choice is not None:
             raise ValueError(f"camera proposal {item_id} offers no choice")
         events = self.table.call(ApplyAction(action, source="camera"))

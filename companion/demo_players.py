@@ -53,7 +53,7 @@ from companion.actions import (
 from companion.board import Board, Piece, edge_midpoint, hex_center, vertex_position
 from companion.bots import GreedyBot
 from companion.game import Game, IllegalAction, Phase
-from companion.reconcile import game_pieces
+from companion.reconcile import ASKS_KIND, game_pieces
 from companion.table import ApplyAction, Inspect, Table
 
 if TYPE_CHECKING:
@@ -357,9 +357,19 @@ class DemoPlayers:
         when it was confirmed."""
         want = _as_proposed(action)
         for item in link.pending()["proposals"]:
-            if item["action"] != want:
+            if item.get("asks") == ASKS_KIND:
+                # Road or ship: the player says which it was.
+                read = item["action"]
+                if not isinstance(action, BuildRoad | BuildShip) or (
+                    read.get("player"),
+                    read.get("edge"),
+                ) != (want["player"], want["edge"]):
+                    continue
+                choice: str | None = "ship" if isinstance(action, BuildShip) else "road"
+            elif item["action"] != want:
                 continue
-            choice = getattr(action, "victim", None) if item["choices"] else None
+            else:
+                choice = getattr(action, "victim", None) if item["choices"] else None
             try:
                 link.confirm(item["id"], choice)
             except ValueError as exc:  # the game moved on, or another victim: fall back later

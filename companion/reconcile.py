@@ -67,6 +67,17 @@ class Seen:
     robber: Hex | None = None
     pirate: Hex | None = None
     numbers: Mapping[Hex, int] = field(default_factory=dict)
+    #: New roads and ships whose kind the camera could not tell (optional on a
+    #: :class:`SeenBoard`, read with getattr: ``vision.tracker.Observation`` has it).
+    doubtful_kinds: tuple[Edge, ...] = ()
+
+
+#: What a proposal's choices answer: who was robbed (a robber or pirate move), or which kind
+#: of piece stands on a side (road or ship).
+ASKS_VICTIM = "victim"
+ASKS_KIND = "kind"
+#: The choices of a road-or-ship question.
+KIND_CHOICES = ("road", "ship")
 
 
 @dataclass(frozen=True)
@@ -74,13 +85,16 @@ class Proposal:
     """An action the engine accepts (tried in order on a copy of the game).
 
     ``confirm`` is True when a person must complete or confirm it on the page before it is
-    applied; ``choices`` then lists the options (e.g. the players the robber can rob).
+    applied; ``choices`` then lists the options and ``asks`` what they answer
+    (:data:`ASKS_VICTIM`: the players the robber can rob; :data:`ASKS_KIND`: road or ship,
+    the action being the camera's reading).
     """
 
     action: Action
     text: str
     confirm: bool = False
     choices: tuple[str, ...] = ()
+    asks: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         from companion.actions import action_to_json
@@ -90,6 +104,7 @@ class Proposal:
             "text": self.text,
             "confirm": self.confirm,
             "choices": list(self.choices),
+            "asks": self.asks,
         }
 
 
@@ -308,7 +323,8 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
             out.discrepancies.append(_missing(color, "ship", t.edges[e]))
 
     trial, proposals = _accepted_together(game, candidates, out.discrepancies)
-    out.proposals.extend(proposals)
+    doubt = {tuple(x) for x in getattr(seen, "doubtful_kinds", ())}
+    out.proposals.extend(_ask_kinds(game, proposals, doubt) if doubt else proposals)
     _robber_and_pirate(game, trial, seen, out)
     for h, number in sorted(seen.numbers.items()):
         tile = game.board.tiles.get(h)
@@ -379,6 +395,34 @@ def _accepted_together(
     for i in kept:
         trial.apply(candidates[i][0])
     return trial, [Proposal(*candidates[i]) for i in kept] + asked
+
+
+def _ask_kinds(
+    game: Game, proposals: list[Proposal], doubt: set[tuple[Any, ...]]
+) -> list[Proposal]:
+    """The proposals, with each new road or ship on a side in ``doubt`` (the camera could
+    not tell its kind) turned into a question when the engine would take the other kind there
+    too (with the other proposals applied): which of the two was built is the table's to say.
+    Where only the kind read is legal it stands."""
+    out: list[Proposal] = []
+    for p in proposals:
+        other = _other_kind(p.action)
+        if other is None or p.confirm or tuple(getattr(p.action, "edge", ())) not in doubt:
+            out.append(p)
+            continue
+        rest = copy.deepcopy(game)
+        for q in proposals:
+            if q is not p and not q.confirm:
+                try:
+                    rest.apply(q.action)
+                except IllegalAction:
+                    continue
+        if _accepted_alone(rest, other):
+            text = f"{p.text}; the camera cannot tell a road from a ship there: road or ship?"
+            out.append(Proposal(p.action, text, True, KIND_CHOICES, ASKS_KIND))
+        else:
+            out.append(p)
+    return out
 
 
 def _other_kind(action: Action) -> Action | None:
@@ -475,7 +519,13 @@ def _robber_and_pirate(game: Game, trial: Game, seen: SeenBoard, out: Reconcilia
         else:
             text = f"{player} moved the {piece} to {_name(new)} (nobody to rob)"
         out.proposals.append(
-            Proposal(action_type(player, new), text, confirm=bool(victims), choices=victims)
+            Proposal(
+                action_type(player, new),
+                text,
+                confirm=bool(victims),
+                choices=victims,
+                asks=ASKS_VICTIM if victims else None,
+            )
         )
 
 

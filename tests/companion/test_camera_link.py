@@ -12,14 +12,16 @@ import numpy as np
 import pytest
 from conftest import WAIT_S
 
-from companion.actions import MoveRobber, RollDice
+from companion.actions import BuildRoad, BuildShip, MoveRobber, RollDice
 from companion.board import Piece, Vertex, vertex_position
 from companion.bots import GreedyBot
-from companion.camera_link import CameraLink
+from companion.camera_link import CameraLink, with_robber
 from companion.game import Phase
 from companion.journal import JournaledGame
 from companion.layouts import random_board
-from companion.reconcile import Seen
+from companion.longest_route import SHIP
+from companion.reconcile import Seen, game_pieces
+from companion.scenario import load_scenario
 from companion.table import ApplyAction, Table
 
 PLAYERS = ["red", "blue", "white"]
@@ -248,3 +250,42 @@ def test_end_to_end_a_hand_places_a_founding_settlement(table: Table) -> None:
     assert [k for _, k, _ in link.log] == ["applied"]
     settle(table)
     assert table.parts["camera"]["up"] is False  # the video ended
+
+
+def test_a_road_or_ship_question_is_answered_with_the_kind(tmp_path: Path) -> None:
+    s = load_scenario("new-shores", 3, seed=4)
+    jg = JournaledGame.create(tmp_path / "s.sqlite", s.board, PLAYERS, s.rules, seed=4)
+    table = Table(jg)
+    table.start()
+    bot = GreedyBot(seed=4)
+    game = jg.game
+    road = None
+    while road is None:  # the bots' game up to a main phase with a road or a ship on one side
+        table.call(ApplyAction(bot.choose(game)))
+        if game.phase == Phase.MAIN:
+            game.hands[game.current][:] = [5] * 5
+            legal = game.legal_actions()
+            ships = {a.edge for a in legal if isinstance(a, BuildShip)}
+            road = next((a for a in legal if isinstance(a, BuildRoad) and a.edge in ships), None)
+    pieces = [*game_pieces(game), Piece("road", road.player, edge=road.edge)]
+    seen = Seen(pieces, doubtful_kinds=(road.edge,))
+    # The robber's placing from the changed hexes keeps what the tracker doubted.
+    t = game.topology
+    there = next(t.hexes[h] for h in range(len(t.hexes)) if game.hex_land[h] and h != game.robber)
+    moved = SimpleNamespace(**vars(seen), changed_hexes=(t.hexes[game.robber], there))
+    placed = with_robber(game, moved)
+    assert placed.robber == there and placed.doubtful_kinds == (road.edge,)  # type: ignore[attr-defined]
+    link = CameraLink(table, frames(0), ScriptedTracker([]))
+    link.handle(seen)
+    (p,) = link.pending()["proposals"]
+    assert p["asks"] == "kind" and p["choices"] == ["road", "ship"]
+    with pytest.raises(ValueError, match="choose one of"):
+        link.confirm(p["id"], "boat")
+    assert game.edge_owner[game.topology.edge_index[road.edge]] == -1
+    link.confirm(p["id"], "ship")
+    assert jg.history[-1] == BuildShip(road.player, road.edge)
+    e = game.topology.edge_index[road.edge]
+    assert game.edge_owner[e] == game.players.index(road.player) and game.edge_kind[e] == SHIP
+    assert link.pending()["proposals"] == []
+    link.stop()
+    table.stop()

@@ -328,3 +328,52 @@ def test_a_ship_seen_as_a_road_where_only_a_ship_is_legal_is_asked_about() -> No
     game.hands[game.current][:] = [0, 0, 0, 0, 0]
     (d,) = reconcile(game, road_there).discrepancies
     assert d.kind == "refused" and reconcile(game, road_there).proposals == []
+
+
+def coast_game(seed: int = 4) -> tuple[Game, BuildRoad]:
+    """A New Shores game in a main phase where the player to act, with plenty of cards, could
+    build a road or a ship on the same coast side; returns it and that road."""
+    s = load_scenario("new-shores", 3, seed=seed)
+    game = Game(s.board, PLAYERS, s.rules, rng=seed)
+    bot = GreedyBot(seed=seed)
+    while True:
+        game.apply(game.resolve(bot.choose(game)))
+        if game.phase != Phase.MAIN:
+            continue
+        game.hands[game.current][:] = [5] * 5
+        legal = game.legal_actions()
+        ships = {a.edge for a in legal if isinstance(a, BuildShip)}
+        roads = [a for a in legal if isinstance(a, BuildRoad) and a.edge in ships]
+        if roads:
+            return game, roads[0]
+
+
+def test_a_coast_piece_of_doubtful_kind_where_both_are_legal_is_asked_about() -> None:
+    # A ship lying along its coast side looks like a road: where the player could have built
+    # either, the camera's reading must not go in unasked.
+    game, road = coast_game()
+    seen = with_pieces(seen_of(game), Piece("road", road.player, edge=road.edge))
+    doubtful = Seen(seen.pieces, seen.robber, seen.pirate, seen.numbers, (road.edge,))
+    before = snapshot(game)
+    (proposal,) = reconcile(game, doubtful).proposals
+    assert proposal.action == road and proposal.confirm
+    assert proposal.choices == ("road", "ship") and proposal.asks == "kind"
+    assert "road or ship?" in proposal.text
+    assert proposal.to_json()["asks"] == "kind" and snapshot(game) == before
+    # Read as sure, the same road is proposed to be applied at once.
+    (sure,) = reconcile(game, seen).proposals
+    assert sure.action == road and not sure.confirm and sure.choices == ()
+
+
+def test_a_doubtful_kind_where_only_the_other_is_legal_keeps_the_ship_question() -> None:
+    game, road = coast_game()
+    game.hands[game.current][:] = [1, 0, 1, 0, 0]  # lumber and wool: a ship, no road
+    seen = with_pieces(seen_of(game), Piece("road", road.player, edge=road.edge))
+    doubtful = Seen(seen.pieces, seen.robber, seen.pirate, seen.numbers, (road.edge,))
+    (proposal,) = reconcile(game, doubtful).proposals
+    assert proposal.action == BuildShip(road.player, road.edge) and proposal.confirm
+    assert "was it a ship?" in proposal.text and proposal.choices == ()
+    # And where only the kind read is legal, it stands (nothing to ask).
+    game.hands[game.current][:] = [1, 1, 0, 0, 0]  # lumber and brick: a road, no ship
+    (proposal,) = reconcile(game, doubtful).proposals
+    assert proposal.action == road and not proposal.confirm
