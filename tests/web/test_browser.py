@@ -32,6 +32,7 @@ from web_helpers import (
     BrowserDevice,
     beacons_fixture,  # noqa: F401  (a fixture, used by name)
     browser_fixture,  # noqa: F401  (a fixture, used by name)
+    coast_question,
     dice_for,
     finish,
     inspect,
@@ -561,6 +562,32 @@ def test_a_coast_offers_a_road_or_a_ship(browser: Any, tmp_path: Path) -> None:
         assert "ships" in screen.page.text_content('.player[data-color="red"]')
         screen.shot("screen-1920-seafarers")
         finish(screen, phone)
+    finally:
+        server.close()
+        table.stop()
+
+
+def test_the_cameras_road_or_ship_question_is_answered_on_the_phone(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A coast piece whose kind the camera doubts: the phone's camera box asks "Road or ship"
+    (not who was robbed), and the answer builds that kind."""
+    table = make_sea_table(tmp_path / "sea.sqlite", ["red", "blue"])
+    link, road = coast_question(table)
+    server = WebServer(create_app(table, table_code=CODE, heartbeat=5.0, camera_link=link))
+    try:
+        phone = Device(browser, server.url, PHONE)
+        phone.bind("red")
+        pick = phone.page.get_by_label("Road or ship")
+        pick.wait_for(timeout=WAIT_MS)
+        assert phone.page.get_by_label("Who was robbed").count() == 0
+        pick.select_option("ship")
+        phone.page.click("#camera [data-confirm]")
+        phone.page.wait_for_function(
+            "() => !document.querySelector('#camera [data-confirm]')", timeout=WAIT_MS
+        )
+        assert table.state()["ships"] == [{"edge": list(road.edge), "color": "red"}]
+        finish(phone)
     finally:
         server.close()
         table.stop()

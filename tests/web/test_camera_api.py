@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from web_helpers import bind, make_table
+from web_helpers import CODE, bind, coast_question, make_sea_table, make_table
 
 from web.app import create_app
 
@@ -104,3 +104,23 @@ def test_the_camera_view_is_shown_on_request_to_players_only(tmp_path):
     bind(none, "blue", "CAM126")
     assert none.get("/api/camera.jpg").status_code == 404
     table.stop()
+
+
+def test_a_road_or_ship_question_round_trip(tmp_path) -> None:  # noqa: ANN001
+    table = make_sea_table(tmp_path / "sea.sqlite", ["red", "blue"])
+    try:
+        link, road = coast_question(table)
+        client = create_app(table, table_code=CODE, camera_link=link).test_client()
+        h = bind(client, "red", CODE)
+        (p,) = client.get("/api/proposals").get_json()["proposals"]
+        assert p["asks"] == "kind" and p["choices"] == ["road", "ship"] and p["confirm"]
+        assert p["action"]["type"] == "build_road"
+        bad = client.post(f"/api/proposals/{p['id']}/confirm", json={"choice": "boat"}, headers=h)
+        assert bad.status_code == 400 and "choose one of: road, ship" in bad.get_json()["error"]
+        assert table.state()["ships"] == []
+        ok = client.post(f"/api/proposals/{p['id']}/confirm", json={"choice": "ship"}, headers=h)
+        assert ok.status_code == 200
+        assert table.state()["ships"] == [{"edge": list(road.edge), "color": "red"}]
+        assert client.get("/api/proposals").get_json()["proposals"] == []
+    finally:
+        table.stop()

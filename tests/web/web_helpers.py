@@ -18,12 +18,22 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion import hooks
-from companion.actions import ACTION_TYPES, Action, EndTurn, RollDice
-from companion.board import RESOURCES, Board, Resource, Terrain, Tile, hex_distance
+from companion.actions import (
+    ACTION_TYPES,
+    Action,
+    BuildRoad,
+    BuildSettlement,
+    BuildShip,
+    EndTurn,
+    RollDice,
+)
+from companion.board import RESOURCES, Board, Piece, Resource, Terrain, Tile, hex_distance
+from companion.camera_link import CameraLink
 from companion.game import Event, Game, IllegalAction, Phase, Rules
 from companion.hooks.base import Hook
 from companion.journal import JournaledGame
 from companion.layouts import random_board
+from companion.reconcile import Seen, game_pieces
 from companion.scenario import load_scenario
 from companion.table import ApplyAction, Inspect, Table
 from web.app import create_app
@@ -188,6 +198,32 @@ def make_sea_table(path: Path, players: list[str]) -> Table:
     table = Table(JournaledGame.create(path, sea_board(), players, Rules(ships=15), seed=3))
     table.start()
     return table
+
+
+def coast_question(table: Table) -> tuple[CameraLink, BuildRoad]:
+    """Red's founding settlement on the coast, then the camera sees a road beside it whose
+    kind it doubts, on a side where red could found a road or a ship: a pending question."""
+
+    def coastal(game: Game) -> BuildSettlement:
+        t = game.topology
+        for a in game.legal_actions():
+            hexes = t.vertex_hexes[t.vertex_index[a.vertex]]
+            if any(not game.hex_land[h] for h in hexes) and any(game.hex_land[h] for h in hexes):
+                return a
+        raise AssertionError("no coastal corner")
+
+    table.call(ApplyAction(table.call(Inspect(coastal))))
+
+    def road_or_ship(game: Game) -> tuple[BuildRoad, list]:
+        ships = {a.edge for a in game.legal_actions() if isinstance(a, BuildShip)}
+        road = next(a for a in game.legal_actions() if isinstance(a, BuildRoad) and a.edge in ships)
+        return road, game_pieces(game)
+
+    road, pieces = table.call(Inspect(road_or_ship))
+    link = CameraLink(table, iter(()), None)  # type: ignore[arg-type]  (handle() alone)
+    seen = Seen([*pieces, Piece("road", road.player, edge=road.edge)], doubtful_kinds=(road.edge,))
+    link.handle(seen)
+    return link, road
 
 
 # -- a toy scenario for the generic scenario panel ------------------------------------------

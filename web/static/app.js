@@ -85,7 +85,6 @@ async function boot() {
     for (const item of state.recent || []) remember(item.version, item.events);
     setState(state);
     refreshStats();
-    refreshCamera();
     connect();
   } catch (err) {
     $("turn-line").textContent = `Cannot reach the companion: ${err.message}`;
@@ -182,7 +181,9 @@ async function refreshCamera() {
     const bound = Boolean(S.session && S.session.player);
     const item = (p, kind) => {
       const choices = (p.choices || []).map((c) => `<option value="${esc(c)}">${esc(cap(c))}</option>`).join("");
-      const pick = choices ? `<select aria-label="Who was robbed" data-choice="${p.id}">${choices}</select>` : "";
+      // The proposal says what its choices answer: the robber's victim, or a coast side's kind.
+      const asked = p.asks === "kind" ? "Road or ship" : "Who was robbed";
+      const pick = choices ? `<select aria-label="${asked}" data-choice="${p.id}">${choices}</select>` : "";
       const buttons = !bound ? "" : (kind === "proposal"
         ? `${pick}<button type="button" data-confirm="${p.id}">Confirm</button>`
         : "") + `<button type="button" data-dismiss="${p.id}">Dismiss</button>`;
@@ -226,6 +227,7 @@ function renderSession() {
   renderBinding();
   $("you-panel").hidden = !player;
   refreshCalibration();
+  refreshCamera();  // its answers are for bound players only: a device bound later gets them
   if (player) {
     $("bound-color").innerHTML = `${swatch(player)} ${esc(cap(player))}`;
     paint($("bound-color"));
