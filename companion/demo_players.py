@@ -154,10 +154,12 @@ class CameraTally:
 
     #: applied by the camera on its own
     seen: int = 0
-    #: proposed by the camera and confirmed by the player (who was robbed)
+    #: proposed by the camera and confirmed by the player (who was robbed, road or ship)
     confirmed: int = 0
     #: entered as on the page after the camera missed or misread the move
     fallbacks: int = 0
+    #: of the confirmed, road-or-ship questions (a coast piece whose kind the camera doubts)
+    kind_questions: int = 0
     #: actions the camera applied that were not the move made (misreads the engine accepted)
     other: int = 0
     #: why each fallback happened, newest last (bounded)
@@ -375,6 +377,7 @@ class DemoPlayers:
             except ValueError as exc:  # the game moved on, or another victim: fall back later
                 log.info("camera proposal %s not confirmed: %s", item["text"], exc)
                 return False
+            self.tally.kind_questions += item.get("asks") == ASKS_KIND
             return True
         return False
 

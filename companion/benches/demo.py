@@ -11,9 +11,9 @@ synthetic camera: live renders of the simulated table, the tracker, reconciliati
   and reported apart);
 - **camera**: frames filmed per wall second and on the camera's clock, renders made (one per
   state of the table), and how the moves put on the board got into the game: seen by the
-  camera, proposed by it and confirmed (the robber), or *fallbacks* entered as on the page
-  after the camera missed them (goal: few), and actions the camera applied that were not
-  the move made (goal: none);
+  camera, proposed by it and confirmed (the robber; a coast piece's road or ship, counted
+  also as ``kind_questions``), or *fallbacks* entered as on the page after the camera missed
+  them (goal: few), and actions the camera applied that were not the move made (goal: none);
 - **game**: turns and actions played.
 
 ``--scenario`` plays a scenario's map (a Seafarers scenario: ships and the pirate too), as the
@@ -128,6 +128,7 @@ def measure(args: argparse.Namespace, journal: Path) -> dict[str, Any]:
                     "moves_on_board": tally.moves,
                     "seen_by_camera": tally.seen,
                     "confirmed": tally.confirmed,
+                    "kind_questions": tally.kind_questions,
                     "fallbacks": tally.fallbacks,
                     "fallback_examples": tally.reasons[:5],
                     "other_camera_actions": tally.other,

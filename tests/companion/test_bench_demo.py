@@ -22,6 +22,7 @@ def test_the_report_counts_how_every_move_on_the_board_got_in(capsys):
     assert doc["frames"] > 0 and doc["renders"] >= 1 and doc["cpu_s"] > 0
     assert doc["moves_on_board"] == doc["seen_by_camera"] + doc["confirmed"] + doc["fallbacks"]
     assert doc["moves_on_board"] >= 1 and doc["actions"] >= doc["moves_on_board"]
+    assert 0 <= doc["kind_questions"] <= doc["confirmed"]
 
 
 def test_without_the_camera_there_is_no_camera_tally(capsys):

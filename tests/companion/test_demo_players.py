@@ -264,5 +264,6 @@ def test_a_ship_or_the_pirate_on_a_scenario_map_reaches_the_game_through_the_cam
         done = bench.last_action()
         assert type(done) is kind and _as_proposed(done) == _as_proposed(move)
         assert bench.players.tally.fallbacks == 0 and bench.players.tally.other == 0
+        assert bench.players.tally.kind_questions == (kind is BuildShip)
     finally:
         bench.host.stop()
