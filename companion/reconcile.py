@@ -403,9 +403,16 @@ def _ask_kinds(
     """The proposals, with each new road or ship on a side in ``doubt`` (the camera could
     not tell its kind) turned into a question when the engine would take the other kind there
     too (with the other proposals applied): which of the two was built is the table's to say.
-    Where only the kind read is legal it stands."""
+    Where only the kind read is legal it stands. A ship's move to a side in doubt is a
+    question to confirm."""
     out: list[Proposal] = []
     for p in proposals:
+        if isinstance(p.action, MoveShip) and not p.confirm and tuple(p.action.to) in doubt:
+            # What stands on the side it went to may be a road (or a building's colour): a
+            # ship's move read from it is asked, never applied unasked.
+            text = f"{p.text}; the camera cannot tell what stands there: was it this move?"
+            out.append(Proposal(p.action, text, True))
+            continue
         other = _other_kind(p.action)
         if other is None or p.confirm or tuple(getattr(p.action, "edge", ())) not in doubt:
             out.append(p)

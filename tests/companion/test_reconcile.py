@@ -14,6 +14,7 @@ from companion.actions import (
     BuildShip,
     EndTurn,
     MoveRobber,
+    MoveShip,
     RollDice,
 )
 from companion.board import Edge, Piece, Vertex, vertex_edges
@@ -377,3 +378,22 @@ def test_a_doubtful_kind_where_only_the_other_is_legal_keeps_the_ship_question()
     game.hands[game.current][:] = [1, 1, 0, 0, 0]  # lumber and brick: a road, no ship
     (proposal,) = reconcile(game, doubtful).proposals
     assert proposal.action == road and not proposal.confirm
+
+
+def test_a_ship_move_to_a_side_in_doubt_is_asked_about() -> None:
+    s = load_scenario("new-shores", 3, seed=1)
+    game = Game(s.board, PLAYERS, s.rules, rng=2)
+    moves: list[MoveShip] = []
+    for seed in range(200):  # random play until a ship can be moved
+        play_random(game, 20, seed=seed)
+        if game.phase == Phase.MAIN:
+            moves = [a for a in game.legal_actions() if isinstance(a, MoveShip)]
+            if moves:
+                break
+    move = moves[0]
+    rest = [p for p in game_pieces(game) if p.edge != move.edge]
+    pieces = [*rest, Piece("ship", move.player, edge=move.to)]
+    (sure,) = reconcile(game, Seen(pieces)).proposals
+    assert sure.action == move and not sure.confirm
+    (asked,) = reconcile(game, Seen(pieces, doubtful_kinds=(move.to,))).proposals
+    assert asked.action == move and asked.confirm and "was it this move?" in asked.text
