@@ -289,3 +289,32 @@ def test_a_road_or_ship_question_is_answered_with_the_kind(tmp_path: Path) -> No
     assert link.pending()["proposals"] == []
     link.stop()
     table.stop()
+
+
+@dataclass(frozen=True)
+class TrackedSeen(Seen):
+    """An observation as the tracker makes it: with the corners and sides that changed."""
+
+    changed: tuple[tuple[Any, ...], ...] = ()
+
+
+def test_a_build_the_camera_did_not_see_happen_now_is_asked_not_applied(table: Table) -> None:
+    # The camera's pieces can disagree with the game since long ago (a move missed and
+    # entered on the page); read again with a change elsewhere, that old difference must not
+    # be applied as if it had just happened.
+    game = table.jgame.game
+    v, elsewhere = Vertex(0, 0, "N"), (1, 1, "S")
+    link = run(table, [TrackedSeen([Piece("settlement", "red", vertex=v)], changed=(elsewhere,))])
+    assert game.vertex_owner[game.topology.vertex_index[v]] == -1
+    (p,) = link.pending()["proposals"]
+    assert p["confirm"] and "not seen happen just now" in p["text"]
+    link.confirm(p["id"])
+    assert game.vertex_owner[game.topology.vertex_index[v]] == 0
+
+
+def test_a_build_seen_happen_now_is_applied(table: Table) -> None:
+    game = table.jgame.game
+    v = Vertex(0, 0, "N")
+    link = run(table, [TrackedSeen([Piece("settlement", "red", vertex=v)], changed=(tuple(v),))])
+    assert game.vertex_owner[game.topology.vertex_index[v]] == 0
+    assert link.pending() == {"proposals": [], "discrepancies": []}
