@@ -238,6 +238,10 @@ class NameMap:
             return out
 
         convert.hexes = lambda hexes: tuple(hmap[h] for h in hexes if h in hmap)  # type: ignore[attr-defined]
+        sites = {**vmap, **emap}
+        convert.sites = lambda names: tuple(  # type: ignore[attr-defined]
+            tuple(sites[n]) for n in names if n in sites
+        )
         return convert
 
 
@@ -327,7 +331,9 @@ def run_game(
             seen = Observation(
                 obs.timestamp,
                 tuple(convert(obs.pieces)),
+                changed=convert.sites(obs.changed),
                 changed_hexes=convert.hexes(obs.changed_hexes),
+                doubtful_kinds=convert.sites(obs.doubtful_kinds),
             )
             before = len(jg.history)
             link.handle(seen, t)

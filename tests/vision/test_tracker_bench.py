@@ -56,6 +56,11 @@ def test_name_map_undoes_a_turned_registration() -> None:
     assert convert([Piece("settlement", "red", vertex=Vertex(0, 0, "N"))])[0].vertex != Vertex(
         0, 0, "N"
     )
+    # Sites named as the tracker's observations name what changed: the same map.
+    v, e = t.vertices[3], t.edges[5]
+    piece_v = convert([Piece("settlement", "red", vertex=v)])[0].vertex
+    piece_e = convert([Piece("road", "red", edge=e)])[0].edge
+    assert convert.sites([tuple(v), tuple(e)]) == (tuple(piece_v), tuple(piece_e))
 
 
 def test_a_tiny_run_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,6 +91,9 @@ def test_a_tiny_run_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(doc["pieces"]["by_kind"]) <= {"settlement", "city", "road"}
     assert doc["actions"]["expected_builds"] >= 12
     assert doc["actions"]["false"] == 0
+    # The founding builds reach the game through the camera (the observations it hands the
+    # link carry the sites that changed, in the game's names).
+    assert doc["actions"]["applied_by_camera"] > 0
     assert doc["fps"]["frames"] > 0 and doc["fps"]["steady_state"] > 0
     assert doc["delay_s"]["median"] is None or doc["delay_s"]["median"] > 0
 
