@@ -445,33 +445,23 @@ def pieces_from_states(
     """Pieces from per-site state codes (unknown and empty sites give none); a piece's
     confidence is at most its kind's (``vertex_kind_conf``, ``edge_kind_conf``, None: 1)."""
     out: list[DetectedPiece] = []
-    for i, s in enumerate(vertex_state):
-        if s > EMPTY:
-            c, big = divmod(int(s) - 1, 2)
-            conf = 1.0 if vertex_conf is None else float(vertex_conf[i])
-            sure = 1.0 if vertex_kind_conf is None else float(vertex_kind_conf[i])
-            kind = "city" if big else "settlement"
+    for states, conf, kind_conf, kinds, on_vertex in (
+        (vertex_state, vertex_conf, vertex_kind_conf, ("settlement", "city"), True),
+        (edge_state, edge_conf, edge_kind_conf, ("road", "ship"), False),
+    ):
+        for i, code in enumerate(states):
+            if code <= EMPTY:
+                continue
+            c, big = divmod(int(code) - 1, 2)
+            seen = 1.0 if conf is None else float(conf[i])
+            sure = 1.0 if kind_conf is None else float(kind_conf[i])
             out.append(
                 DetectedPiece(
-                    kind,
+                    kinds[big],
                     colours[c],
-                    vertex=vertices[i],
-                    confidence=min(conf, sure),
-                    kind_confidence=sure,
-                )
-            )
-    for i, s in enumerate(edge_state):
-        if s > EMPTY:
-            c, big = divmod(int(s) - 1, 2)
-            conf = 1.0 if edge_conf is None else float(edge_conf[i])
-            sure = 1.0 if edge_kind_conf is None else float(edge_kind_conf[i])
-            kind = "ship" if big else "road"
-            out.append(
-                DetectedPiece(
-                    kind,
-                    colours[c],
-                    edge=edges[i],
-                    confidence=min(conf, sure),
+                    confidence=min(seen, sure),
+                    vertex=vertices[i] if on_vertex else None,
+                    edge=None if on_vertex else edges[i],
                     kind_confidence=sure,
                 )
             )
