@@ -273,20 +273,23 @@ def read_board(
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
     seen = [p.to_piece() for p in found]
-    doubt = [p for p in found if p.vertex is not None and p.kind_confidence < KIND_CERTAIN]
-    if doubt:
-        # Named by place: the pieces' JSON carries no confidence, and a player must know
-        # which building to look at.
-        which = "; ".join(f"{p.color} {p.kind} at ({', '.join(map(str, p.vertex))})" for p in doubt)
-        warnings.append(
-            f"uncertain: {len(doubt)} building(s) could be a city or a settlement: {which}"
-        )
-    sides = [p for p in found if p.edge is not None and p.kind_confidence < KIND_CERTAIN]
-    if sides:
-        which = "; ".join(f"{p.color} {p.kind} at ({', '.join(map(str, p.edge))})" for p in sides)
-        warnings.append(
-            f"uncertain: {len(sides)} piece(s) on the coast could be a road or a ship: {which}"
-        )
+    # Named by place: the pieces' JSON carries no kind confidence, and a player must know
+    # which piece to look at.
+    for on_vertex, what in (
+        (True, "building(s) could be a city or a settlement"),
+        (False, "piece(s) on the coast could be a road or a ship"),
+    ):
+        doubt = [
+            p
+            for p in found
+            if (p.vertex is not None) == on_vertex and p.kind_confidence < KIND_CERTAIN
+        ]
+        if doubt:
+            which = "; ".join(
+                f"{p.color} {p.kind} at ({', '.join(map(str, p.vertex or p.edge or ()))})"
+                for p in doubt
+            )
+            warnings.append(f"uncertain: {len(doubt)} {what}: {which}")
     if seen:
         # Colour classes come from the renderer unless the table was calibrated: on real
         # plastic, pieces read from one photo need a look (docs/vision-tracking.md).
