@@ -346,6 +346,20 @@ def spot_geometry(
     return np.array(centres).reshape(-1, 2), np.array(along).reshape(-1, 2)
 
 
+def side_axes(
+    sites: Sequence[Site], coast: Mapping[Site, float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each site's side midpoint (moved out by ``coast``, see :func:`spot_geometry`) and the
+    unit normal out to sea, board-plane (N, 2) each.
+
+    >>> mids, normals = side_axes([((0, 0), "E")])
+    >>> bool(mids[0, 0] > 0), normals.round(3).tolist()
+    (True, [[1.0, 0.0]])
+    """
+    mids = spot_geometry(sites, 0.0, coast)[0]
+    return mids, spot_geometry(sites, 1.0, coast)[0] - mids
+
+
 def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarray:
     """CIELAB distance (lightness weighted) of ``colour`` from each kind's printed colour,
     in the order of :data:`PRINTED`."""
@@ -859,8 +873,7 @@ def _coast_shift(
     about the frame's centre); sides where the registration stands are left out."""
     if not sites:
         return {}
-    mids = spot_geometry(sites, 0.0)[0]
-    normals = spot_geometry(sites, 1.0)[0] - mids
+    mids, normals = side_axes(sites)
     offsets = coast_offsets(lab, plane_to_top, mids, normals)
     return {s: float(o) for s, o in zip(sites, offsets, strict=True) if o != 0.0}
 
@@ -877,8 +890,7 @@ def _with_ratios(
     an icon and a "3:1" is named by neither, and not by its colour either (kind None): one of
     the marks is wrong, and a wrong reading is worse than none. ``coast``: see
     :func:`spot_geometry`."""
-    mids = spot_geometry(sites, 0.0, coast)[0]
-    normals = spot_geometry(sites, 1.0, coast)[0] - mids
+    mids, normals = side_axes(sites, coast)
     texts = read_ratios(lab[..., 0], plane_to_top, mids, normals)
     out: dict[Site, tuple[str | None, float]] = dict(icons)
     for i, confidence in generic_harbours(texts).items():
@@ -939,8 +951,7 @@ def _grey_icons(
     open_sites = [s for s in sites if s not in read and (sides is None or s in sides)]
     if not open_sites or not read:
         return []
-    mids = spot_geometry(open_sites, 0.0, coast)[0]
-    normals = spot_geometry(open_sites, 1.0, coast)[0] - mids
+    mids, normals = side_axes(open_sites, coast)
     taken = spot_geometry(sorted(read), 0.43, coast)[0]
     found: list[tuple[Site, GreyIcon, np.ndarray, float]] = []
     for site, mid, normal in zip(open_sites, mids, normals, strict=True):

@@ -13,7 +13,7 @@ import numpy as np
 
 from companion.board import Terrain, Tile, base_frame, edge, edge_vertices, vertex_position
 from vision.harbour_coast import coast_offsets
-from vision.harbours import Site, coast_sites, read_icons, spot_geometry
+from vision.harbours import Site, coast_sites, read_icons, side_axes
 
 PX = 60.0
 SIZE = 660
@@ -25,8 +25,7 @@ BEACH = (80.0, 3.0, 22.0)
 BRICK = (50.0, 35.0, 25.0)
 TILES = {h: Tile(Terrain.FOREST, 5) for h in base_frame()}
 SITES = coast_sites(TILES)
-MIDS = spot_geometry(SITES, 0.0)[0]
-NORMALS = spot_geometry(SITES, 1.0)[0] - MIDS
+MIDS, NORMALS = side_axes(SITES)
 
 
 def _px(p: np.ndarray) -> tuple[int, int]:
