@@ -41,6 +41,7 @@ from vision.terrain import (
     TerrainReading,
     board_paper,
     chip_light,
+    chip_paper,
     classify_terrain,
     hex_features,
 )
@@ -209,8 +210,9 @@ def read_board(
     cover = covered_fraction(covered, plane_to_top, reg.hexes)
     hidden = cover > _HIDDEN
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
-    light = chip_light(top, reg.hexes, chips)
-    paper = board_paper(top, reg.hexes, chips)
+    papers = chip_paper(top, reg.hexes, chips)
+    light = chip_light(papers, reg.hexes)
+    paper = board_paper(papers)
     chipped = np.zeros(len(reg.hexes), bool)
 
     def classify() -> list[TerrainReading]:

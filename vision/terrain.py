@@ -168,11 +168,7 @@ def hex_features(
     return out
 
 
-def chip_light(
-    top: np.ndarray,
-    hexes: Sequence[Hex],
-    discs: Mapping[Hex, tuple[float, float, float]],
-) -> np.ndarray:
+def chip_light(paper: np.ndarray, hexes: Sequence[Hex]) -> np.ndarray:
     """How brightly each hex is lit, relative to the board: its chip's paper brightness over
     the median of all chips.
 
@@ -182,14 +178,12 @@ def chip_light(
     1 (the board's light) without any.
 
     Args:
-        top: rectified top view, BGR uint8 (H, W, 3).
-        hexes: the hexes, in the order of the result.
-        discs: chip discs ``(x, y, radius)`` in top-view pixels of the hexes that have a chip.
+        paper: float (N,) each hex's chip paper (:func:`chip_paper`), NaN without a chip.
+        hexes: the hexes, in the order of ``paper`` and of the result.
 
     Returns:
         float64 (N,), 1 where a hex is lit like the board as a whole.
     """
-    paper = chip_paper(top, hexes, discs)
     seen = paper[np.isfinite(paper)]
     if len(seen) < _MIN_CHIPS:
         return np.ones(len(hexes))
@@ -213,7 +207,13 @@ def chip_paper(
     """Grey level (0..255, the mean of B, G, R) of each hex's chip paper: the median of the
     lighter half of its disc (the paper, not the ink printed on it); NaN without a chip.
 
-    Args as :func:`chip_light`. Returns float64 (N,).
+    Args:
+        top: rectified top view, BGR uint8 (H, W, 3).
+        hexes: the hexes, in the order of the result.
+        discs: chip discs ``(x, y, radius)`` in top-view pixels of the hexes that have a chip.
+
+    Returns:
+        float64 (N,).
     """
     paper = np.full(len(hexes), np.nan)
     h, w = top.shape[:2]
@@ -234,14 +234,10 @@ def chip_paper(
     return paper
 
 
-def board_paper(
-    top: np.ndarray,
-    hexes: Sequence[Hex],
-    discs: Mapping[Hex, tuple[float, float, float]],
-) -> float | None:
-    """The board's chip paper, grey level 0..1: the median of :func:`chip_paper` over 255;
-    None with fewer than the chips :func:`chip_light` reads the light from."""
-    paper = chip_paper(top, hexes, discs)
+def board_paper(paper: np.ndarray) -> float | None:
+    """The board's chip paper, grey level 0..1: the median of the hexes' ``paper``
+    (:func:`chip_paper`) over 255; None with fewer than the chips :func:`chip_light` reads
+    the light from."""
     seen = paper[np.isfinite(paper)]
     return float(np.median(seen)) / 255.0 if len(seen) >= _MIN_CHIPS else None
 

@@ -14,6 +14,7 @@ from vision.terrain import (
     PROTOTYPES,
     apply_gains,
     chip_light,
+    chip_paper,
     classify_terrain,
     hex_features,
 )
@@ -111,7 +112,7 @@ def test_chip_light_is_each_chips_paper_against_the_boards() -> None:
         discs[h] = (x, y, 10.0)
     # A shadow over the hexes of the first row halves their light.
     top[: int(60 + 0.5 * 1.5 * px)] //= 2
-    light = chip_light(top, hexes, discs)
+    light = chip_light(chip_paper(top, hexes, discs), hexes)
     lit = light[3]
     assert light[:3] / lit == pytest.approx([0.5] * 3, abs=0.03)
     assert light[3:6] / lit == pytest.approx([1.0] * 3, abs=0.03)
