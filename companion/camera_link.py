@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from companion.actions import Action, BuildRoad, BuildShip, MovePirate, MoveRobber
+from companion.actions import BuildRoad, BuildShip, MovePirate, MoveRobber
 from companion.board import Hex
 from companion.game import Game, IllegalAction
 from companion.reconcile import (
@@ -110,6 +110,7 @@ def with_robber(game: Game, observation: SeenBoard) -> SeenBoard:
         found.get("pirate", observation.pirate),
         dict(observation.numbers),
         tuple(getattr(observation, "doubtful_kinds", ())),
+        getattr(observation, "changed", None),
     )
 
 
@@ -144,40 +145,6 @@ def unread_changes(game: Game, observation: SeenBoard, placed: SeenBoard) -> lis
             where=tuple(sorted(changed)),
         )
     ]
-
-
-def unseen_change_asked(proposal: Proposal, observation: SeenBoard) -> Proposal:
-    """``proposal`` made a question when the observation's pieces did not change at one of
-    its corners or sides just now (a tracker's ``changed``; an observation without it is
-    taken at its word).
-
-    The camera's pieces can disagree with the game for a long time: a move it missed went in
-    on the page, a piece it misread was left as it was. Such an old disagreement, read again
-    with the next change somewhere else, would be applied as if it had just happened (a ship
-    moved on the page and its old side read as a ship again: the camera moved it back). What
-    the camera did not see happen now, a person confirms.
-    """
-    changed = getattr(observation, "changed", None)
-    sites = action_sites(proposal.action)
-    if proposal.confirm or changed is None or not sites:
-        return proposal
-    now = {tuple(x) for x in changed}
-    if all(site in now for site in sites):
-        return proposal
-    return replace(
-        proposal,
-        text=f"{proposal.text} (not seen happen just now: was it?)",
-        confirm=True,
-    )
-
-
-def action_sites(action: Action) -> tuple[tuple[Any, ...], ...]:
-    """The corners and sides a build or a ship's move puts a piece on or takes one from."""
-    return tuple(
-        tuple(value)
-        for attr in ("vertex", "edge", "to")
-        if (value := getattr(action, attr, None)) is not None
-    )
 
 
 class CameraLink:
@@ -277,7 +244,6 @@ class CameraLink:
         applied: list[Any] = []
         pending: list[Pending] = []
         for proposal in result.proposals:
-            proposal = unseen_change_asked(proposal, observation)
             if proposal.confirm:
                 pending.append(Pending(next(self._ids), proposal=proposal))
                 continue

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from companion.actions import (
@@ -70,6 +70,9 @@ class Seen:
     #: New roads and ships whose kind the camera could not tell (optional on a
     #: :class:`SeenBoard`, read with getattr: ``vision.tracker.Observation`` has it).
     doubtful_kinds: tuple[Edge, ...] = ()
+    #: The corners and sides whose pieces changed just now (a tracker's observation has
+    #: them); None: the observation makes no such claim, and every difference is taken as new.
+    changed: tuple[tuple[Any, ...], ...] | None = None
 
 
 #: What a proposal's choices answer: who was robbed (a robber or pirate move), or which kind
@@ -324,7 +327,9 @@ def reconcile(game: Game, seen: SeenBoard) -> Reconciliation:
 
     trial, proposals = _accepted_together(game, candidates, out.discrepancies)
     doubt = {tuple(x) for x in getattr(seen, "doubtful_kinds", ())}
-    out.proposals.extend(_ask_kinds(game, proposals, doubt) if doubt else proposals)
+    proposals = _ask_kinds(game, proposals, doubt) if doubt else proposals
+    changed = getattr(seen, "changed", None)
+    out.proposals.extend(_unseen_asked(p, changed) for p in proposals)
     _robber_and_pirate(game, trial, seen, out)
     for h, number in sorted(seen.numbers.items()):
         tile = game.board.tiles.get(h)
@@ -430,6 +435,36 @@ def _ask_kinds(
         else:
             out.append(p)
     return out
+
+
+def _unseen_asked(proposal: Proposal, changed: Iterable[Iterable[Any]] | None) -> Proposal:
+    """``proposal`` made a question when the pieces did not change at one of its corners or
+    sides just now (``changed``; None: no such claim, the proposal stands).
+
+    The camera's pieces can disagree with the game for a long time: a move it missed went in
+    on the page, a piece it misread was left as it was. Such an old disagreement, read again
+    with the next change somewhere else, would be applied as if it had just happened (a ship
+    moved on the page and its old side read as a ship again: the camera moved it back). What
+    the camera did not see happen now, a person confirms.
+    """
+    sites = _sites(proposal.action)
+    if proposal.confirm or changed is None or not sites:
+        return proposal
+    now = {tuple(x) for x in changed}
+    if all(site in now for site in sites):
+        return proposal
+    return replace(
+        proposal, text=f"{proposal.text} (not seen happen just now: was it?)", confirm=True
+    )
+
+
+def _sites(action: Action) -> tuple[tuple[Any, ...], ...]:
+    """The corners and sides a build or a ship's move puts a piece on or takes one from."""
+    return tuple(
+        tuple(value)
+        for attr in ("vertex", "edge", "to")
+        if (value := getattr(action, attr, None)) is not None
+    )
 
 
 def _other_kind(action: Action) -> Action | None:

@@ -268,13 +268,15 @@ def test_a_road_or_ship_question_is_answered_with_the_kind(tmp_path: Path) -> No
             ships = {a.edge for a in legal if isinstance(a, BuildShip)}
             road = next((a for a in legal if isinstance(a, BuildRoad) and a.edge in ships), None)
     pieces = [*game_pieces(game), Piece("road", road.player, edge=road.edge)]
-    seen = Seen(pieces, doubtful_kinds=(road.edge,))
-    # The robber's placing from the changed hexes keeps what the tracker doubted.
+    seen = Seen(pieces, doubtful_kinds=(road.edge,), changed=(tuple(road.edge),))
+    # The robber's placing from the changed hexes keeps what the tracker doubted, and what
+    # changed.
     t = game.topology
     there = next(t.hexes[h] for h in range(len(t.hexes)) if game.hex_land[h] and h != game.robber)
     moved = SimpleNamespace(**vars(seen), changed_hexes=(t.hexes[game.robber], there))
     placed = with_robber(game, moved)
     assert placed.robber == there and placed.doubtful_kinds == (road.edge,)  # type: ignore[attr-defined]
+    assert placed.changed == (tuple(road.edge),)  # type: ignore[attr-defined]
     link = CameraLink(table, frames(0), ScriptedTracker([]))
     link.handle(seen)
     (p,) = link.pending()["proposals"]
@@ -291,20 +293,13 @@ def test_a_road_or_ship_question_is_answered_with_the_kind(tmp_path: Path) -> No
     table.stop()
 
 
-@dataclass(frozen=True)
-class TrackedSeen(Seen):
-    """An observation as the tracker makes it: with the corners and sides that changed."""
-
-    changed: tuple[tuple[Any, ...], ...] = ()
-
-
 def test_a_build_the_camera_did_not_see_happen_now_is_asked_not_applied(table: Table) -> None:
     # The camera's pieces can disagree with the game since long ago (a move missed and
     # entered on the page); read again with a change elsewhere, that old difference must not
     # be applied as if it had just happened.
     game = table.jgame.game
     v, elsewhere = Vertex(0, 0, "N"), (1, 1, "S")
-    link = run(table, [TrackedSeen([Piece("settlement", "red", vertex=v)], changed=(elsewhere,))])
+    link = run(table, [Seen([Piece("settlement", "red", vertex=v)], changed=(elsewhere,))])
     assert game.vertex_owner[game.topology.vertex_index[v]] == -1
     (p,) = link.pending()["proposals"]
     assert p["confirm"] and "not seen happen just now" in p["text"]
@@ -315,6 +310,6 @@ def test_a_build_the_camera_did_not_see_happen_now_is_asked_not_applied(table: T
 def test_a_build_seen_happen_now_is_applied(table: Table) -> None:
     game = table.jgame.game
     v = Vertex(0, 0, "N")
-    link = run(table, [TrackedSeen([Piece("settlement", "red", vertex=v)], changed=(tuple(v),))])
+    link = run(table, [Seen([Piece("settlement", "red", vertex=v)], changed=(tuple(v),))])
     assert game.vertex_owner[game.topology.vertex_index[v]] == 0
     assert link.pending() == {"proposals": [], "discrepancies": []}
