@@ -324,10 +324,7 @@ def coast_kinds(n: int, seed: int, ground: bool = False) -> dict[str, Any]:
 
 def _differs(top: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """bool (H, W): where a BGR uint8 top view differs from a reference as the tracker's
-    difference mask does (:mod:`vision.tracker`: a channel's relative brightness, less the
-    view's median change)."""
-    from vision.tracker import _DIFF
+    difference mask does (:func:`vision.tracker.difference`)."""
+    from vision.tracker import _DIFF, difference
 
-    ratio = np.log((top.astype(np.float32) + 8.0) / (reference.astype(np.float32) + 8.0))
-    ratio -= np.median(ratio.reshape(-1, 3), axis=0)
-    return np.abs(ratio).max(axis=2) > _DIFF
+    return difference(top, reference) > _DIFF

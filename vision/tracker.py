@@ -442,10 +442,7 @@ class Tracker:
         whole footprint of what changed, for what is no piece)."""
         assert self._reference_bgr is not None and self.detector is not None
         px = self.detector.px
-        # Per channel, so an orange piece on yellow fields (the same grey) is a change too.
-        ratio = np.log((top.astype(np.float32) + 8.0) / (self._reference_bgr + 8.0))
-        ratio -= np.median(ratio.reshape(-1, 3), axis=0)  # the lamp's overall drift and tint
-        ratio = np.abs(ratio).max(axis=2)
+        ratio = difference(top, self._reference_bgr)
         # Hysteresis: occluders are the large blobs of even a faint difference (so the soft
         # rim of a glare spot or a shadow belongs to it); pieces are small, strong ones.
         faint = (ratio > _FAINT).astype(np.uint8)
@@ -572,6 +569,24 @@ def _edge_kinds(readings: SiteReadings) -> np.ndarray:
     if readings.edge_kind_conf is None:
         return np.ones(len(readings.edge_state))
     return readings.edge_kind_conf.astype(np.float64)
+
+
+def difference(top: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """float32 (H, W): how much a top view (BGR, (H, W, 3)) differs from a reference top view
+    of the same board, as |log| of the brightness ratio of its most changed channel, less the
+    view's median change per channel (the lamp's overall drift and tint). Per channel, so an
+    orange piece on yellow fields (the same grey) is a change too; above ``_DIFF`` a piece
+    may have changed there.
+
+    >>> ref = np.full((2, 2, 3), 100, np.uint8)
+    >>> top = ref.copy(); top[0, 0] = (100, 100, 180)
+    >>> (difference(top, ref) > _DIFF).tolist()
+    [[True, False], [False, False]]
+    """
+    ref = reference.astype(np.float32) if reference.dtype == np.uint8 else reference
+    ratio = np.log((top.astype(np.float32) + 8.0) / (ref + 8.0))
+    ratio -= np.median(ratio.reshape(-1, 3), axis=0)
+    return np.abs(ratio).max(axis=2)
 
 
 def _grey(top: np.ndarray) -> np.ndarray:
