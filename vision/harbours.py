@@ -360,6 +360,36 @@ def side_axes(
     return mids, spot_geometry(sites, 1.0, coast)[0] - mids
 
 
+def token_discs(
+    reading: HarbourReading,
+    plane_to_top: np.ndarray,
+    *,
+    occupied: float = 0.55,
+    out: float = 0.5,
+    radius: float = 0.32,
+) -> list[tuple[float, float, float]]:
+    """Where harbour tokens lie on the sea: discs ``(x, y, radius)`` in top-view pixels.
+
+    One disc per harbour read and per side seen whose spot holds at least ``occupied`` art
+    (a token read as no kind is still a token). A token lies ``out`` hex radii beyond its
+    side's midpoint; ``radius`` (hex radii) covers it and its outline.
+
+    >>> reading = HarbourReading([Harbor(0, 0, "E", "3:1")], [], "free", 0, [])
+    >>> [round(v, 2) for v in token_discs(reading, np.diag([10.0, 10.0, 1.0]))[0]]
+    [13.66, 0.0, 3.2]
+    """
+    chosen: list[Site] = [((h.q, h.r), h.side) for h in reading.harbors]
+    chosen += [
+        r.site for r in reading.sites if r.seen and r.presence >= occupied and r.site not in chosen
+    ]
+    if not chosen:
+        return []
+    centres = spot_geometry(chosen, out)[0]
+    px = float(plane_to_top[0, 0])
+    top = centres * px + plane_to_top[:2, 2]
+    return [(float(x), float(y), radius * px) for x, y in top]
+
+
 def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarray:
     """CIELAB distance (lightness weighted) of ``colour`` from each kind's printed colour,
     in the order of :data:`PRINTED`."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, Terrain, Tile, hex_center
 from vision.chip_rim import rim_ellipse, round_affine
-from vision.harbours import read_harbours
+from vision.harbours import read_harbours, token_discs
 from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import KIND_CERTAIN, detect_pieces
@@ -270,8 +270,9 @@ def read_board(
     clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _FIGURE_CLEAR}
     # Chips read with doubt: the robber may stand on one and hide part of its numeral.
     unsure = {h for h, c in chip_conf.items() if c < CERTAIN}
-    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, unsure, warnings)
     harbours = read_harbours(lab, plane_to_top, reg.kind, tiles, covered=covered)
+    tokens = token_discs(harbours, plane_to_top) if reg.kind == "seafarers" else []
+    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, unsure, tokens, warnings)
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
     seen = [p.to_piece() for p in found]
@@ -341,6 +342,7 @@ def _figures(
     chips: dict[Hex, tuple[float, float, float]],
     clear: set[Hex],
     unsure: set[Hex],
+    tokens: list[tuple[float, float, float]],
     warnings: list[str],
 ) -> tuple[Hex | None, Hex | None]:
     """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``.
@@ -348,7 +350,8 @@ def _figures(
     ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_lab`), which
     are left out of the search, except those that could not be read or were read with doubt
     (``unsure``: the robber may stand on one); only the ``clear`` hexes (no hand over them)
-    are searched."""
+    are searched. The pirate is not searched on the harbour ``tokens`` (top-view discs, see
+    :func:`vision.harbours.token_discs`): a dark token is as black as the ship."""
     land = [h for h, t in tiles.items() if t.terrain.is_land and h in clear]
     # A robber standing on a chip hides its numeral: chips unread or read with doubt are
     # searched too (the desert has none).
@@ -365,7 +368,7 @@ def _figures(
     pirate: Hex | None = None
     if reg.kind == "seafarers":
         sea = [h for h, t in tiles.items() if t.terrain == Terrain.SEA and h in clear]
-        found = find_pirate(lab, plane_to_top, sea)
+        found = find_pirate(lab, plane_to_top, sea, tokens)
         if found.ambiguous:
             warnings.append("uncertain: the pirate could be on more than one hex")
         pirate = found.hex

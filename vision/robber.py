@@ -36,6 +36,8 @@ _ROBBER_AREA = 0.18
 _PIRATE_AREA = 0.2
 # The pirate ship is black: no lighter than this (L*).
 _PIRATE_LIGHTNESS = 35.0
+# The most colour (CIELAB chroma) a figure's pixel may have: the figures are grey or black.
+_FIGURE_CHROMA = 22.0
 # The chips' paper in CIELAB under a neutral lamp (the renderer's and the printed editions'
 # cream, within a few units).
 _CHIP_PAPER = (85.0, 1.0, 14.0)
@@ -130,9 +132,10 @@ def figure_mask(
     radius: float = _WINDOW,
     min_delta: float = 18.0,
     texture: float = 3.0,
-    max_chroma: float = 22.0,
+    max_chroma: float = _FIGURE_CHROMA,
     max_lightness: float = 76.0,
     on_chip: bool = False,
+    hidden: Sequence[tuple[float, float, float]] = (),
 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
     """Figure-like pixels of one hex: grey or black, and unlike the hex's art.
 
@@ -157,6 +160,9 @@ def figure_mask(
             with doubt: a figure may stand on it). There a figure's pixel must be unlike the
             chip's own paper and darker than it, and part of a blob wider than a numeral's
             stroke.
+        hidden: discs ``(x, y, radius)`` in top-view pixels that are not examined at all,
+            neither as figure nor as what a figure stands on (the harbour tokens on a
+            Seafarers sea hex: a dark token is as colourless as the pirate).
 
     Returns:
         ``(mask, surroundings, (x0, y0))``: bool (h, w) figure-like pixels of the hex's
@@ -188,6 +194,9 @@ def figure_mask(
             disc = window & (rr <= cr**2)
             rim = window & ~disc & ~inside
             inside = window & ~disc
+    for tx, ty, tr in hidden:
+        away = (xx - tx) ** 2 + (yy - ty) ** 2 > tr**2
+        inside, disc, rim = inside & away, disc & away, rim & away
     if inside.sum() < 16:
         return np.zeros(inside.shape, bool), np.zeros(inside.shape, np.uint8), (x0, y0)
     art = [np.median(ch[inside]) for ch in chans]
@@ -309,6 +318,7 @@ def find_figure(
     margin: float = 2.0,
     max_lightness: float = 76.0,
     unsure: Collection[Hex] = (),
+    hidden: Sequence[tuple[float, float, float]] = (),
 ) -> FigureReading:
     """The hex among ``hexes`` that a dark, colourless figure stands on.
 
@@ -326,6 +336,7 @@ def find_figure(
             disc in ``chips``, else where the board's chips would put it: the hex centre,
             their median radius), for a figure covering ``_ON_CHIP_FRACTION`` of
             ``footprint`` (a bold numeral's thickest strokes must not pass for one).
+        hidden: discs left out of every hex's window (see :func:`figure_mask`).
 
     Returns:
         The reading; ``hex`` is None when no blob is large enough or two compete.
@@ -336,7 +347,13 @@ def find_figure(
 
     def largest(hx: Hex, chip: tuple[float, float, float] | None, on_chip: bool) -> float:
         mask, surroundings, (x0, y0) = figure_mask(
-            lab, plane_to_top, hx, chip, max_lightness=max_lightness, on_chip=on_chip
+            lab,
+            plane_to_top,
+            hx,
+            chip,
+            max_lightness=max_lightness,
+            on_chip=on_chip,
+            hidden=hidden,
         )
         cx, cy = np.array(hex_center(hx)) * px + plane_to_top[:2, 2] - (x0, y0)
         blobs = figure_blobs(mask, (cx, cy), _WINDOW * px, surroundings)
@@ -381,8 +398,47 @@ def find_robber(
     return find_figure(lab, plane_to_top, land, chips, footprint=_ROBBER_AREA, unsure=unsure)
 
 
-def find_pirate(lab: np.ndarray, plane_to_top: np.ndarray, sea: Sequence[Hex]) -> FigureReading:
-    """The (black) pirate ship among the ``sea`` hexes (see :func:`find_figure`)."""
+def find_pirate(
+    lab: np.ndarray,
+    plane_to_top: np.ndarray,
+    sea: Sequence[Hex],
+    tokens: Sequence[tuple[float, float, float]] = (),
+    *,
+    dark_share: float = 0.2,
+) -> FigureReading:
+    """The (black) pirate ship among the ``sea`` hexes (see :func:`find_figure`).
+
+    ``tokens``: the harbour tokens' discs on the sea (top-view pixels). A token with at
+    least ``dark_share`` of its pixels as dark and colourless as the ship (a dark green
+    "2:1" in dim light) is not searched: its pixels could be taken for the ship, and a ship
+    standing on such a token is then not claimed. Lighter tokens stay in the search, so a
+    ship beside one is still found.
+    """
+    dark = [t for t in tokens if _dark_share(lab, t) >= dark_share]
     return find_figure(
-        lab, plane_to_top, sea, footprint=_PIRATE_AREA, max_lightness=_PIRATE_LIGHTNESS
+        lab,
+        plane_to_top,
+        sea,
+        footprint=_PIRATE_AREA,
+        max_lightness=_PIRATE_LIGHTNESS,
+        hidden=dark,
     )
+
+
+def _dark_share(lab: np.ndarray, disc: tuple[float, float, float]) -> float:
+    """The share of ``disc``'s pixels (top-view ``(x, y, radius)``) as dark and colourless as
+    the pirate ship (:func:`figure_mask`'s pixel test at the ship's lightness)."""
+    x, y, r = disc
+    x0, y0 = max(0, int(x - r)), max(0, int(y - r))
+    x1, y1 = min(lab.shape[1], int(x + r) + 1), min(lab.shape[0], int(y + r) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    inside = (xx - x) ** 2 + (yy - y) ** 2 <= r**2
+    window = lab[y0:y1, x0:x1][inside]
+    if not len(window):
+        return 0.0
+    ship_like = (window[:, 0] < _PIRATE_LIGHTNESS) & (
+        np.hypot(window[:, 1], window[:, 2]) < _FIGURE_CHROMA
+    )
+    return float(ship_like.mean())

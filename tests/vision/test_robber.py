@@ -208,3 +208,50 @@ def test_a_bold_numeral_on_an_unread_chip_is_no_figure(ink: float) -> None:
     lab, chips = _top_view(ink, figure_on=None)
     found = find_robber(lab, _PLANE_TO_TOP, _HEXES, chips, unsure=set(_HEXES))
     assert found.hex is None and not found.ambiguous
+
+
+# -- harbour tokens on the sea (Seafarers) ------------------------------------------------------
+
+
+def test_a_dark_harbour_token_is_not_searched_for_the_pirate() -> None:
+    """A dark green "2:1" token is as colourless and dark as the ship: the token's disc
+    found by the harbour reader is left out, and only the real ship is named."""
+    from companion.board import hex_center
+    from vision.robber import find_pirate
+
+    rng = np.random.default_rng(1)
+    lab = np.empty((260, 260, 3), np.float32)
+    lab[...] = (52.0, -12.0, -30.0)  # the sea
+    lab[..., 0] += rng.normal(0, 1.5, lab.shape[:2])
+
+    def disc_at(hx: tuple[int, int], offset: tuple[float, float], radius: float) -> tuple:
+        x, y = (np.array(hex_center(hx)) + offset) * _PX + 60.0
+        return float(x), float(y), radius * _PX
+
+    token = disc_at((1, 0), (0.37, 0.0), 0.25)
+    lab[_disc_mask(260, (int(token[0]), int(token[1])), int(token[2]))] = (24.0, -8.0, 6.0)
+    hexes = [(0, 0), (1, 0), (0, 1)]
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes).hex == (1, 0)  # the token taken for the ship
+    leave_out = [(token[0], token[1], 0.32 * _PX)]
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes, leave_out).hex is None
+    ship = disc_at((0, 1), (0.0, 0.0), 0.25)
+    lab[_disc_mask(260, (int(ship[0]), int(ship[1])), int(ship[2]))] = (20.0, 0.0, 0.0)
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes, leave_out).hex == (0, 1)
+    # A light "3:1" token half under the ship: not ship-like, so the ship is not cut away.
+    light = disc_at((0, 1), (0.37, 0.0), 0.25)
+    lab[_disc_mask(260, (int(light[0]), int(light[1])), int(light[2]))] = (90.0, 0.0, 2.0)
+    lab[_disc_mask(260, (int(ship[0]), int(ship[1])), int(ship[2]))] = (20.0, 0.0, 0.0)
+    beside = [*leave_out, (light[0], light[1], 0.32 * _PX)]
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes, beside).hex == (0, 1)
+
+
+@pytest.mark.parametrize(("seed", "index"), [(9, 56), (17, 194)])
+def test_the_pirate_is_never_named_on_a_dark_token(seed: int, index: int) -> None:
+    """bench vision's renders where a dark lumber token beside the coast was named the pirate
+    at confidence 1 (the ship itself, on its own token, broke up)."""
+    from vision.bench import hard_render
+
+    truth, _, render = hard_render(seed, index)
+    board = read_board(render.image, pieces=False)
+    _, aligned = best_alignment(truth.tiles, board.tiles)
+    assert board.pirate in (None, aligned(truth.pirate))
