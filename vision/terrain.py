@@ -76,6 +76,11 @@ _PRIOR = 2.0
 _MIN_CLEAR = 0.25
 # Range of a hex's light relative to the board's (a glare spot on a chip, a hand over it).
 _LIGHT_RANGE = (0.4, 1.5)
+# A camera channel at this share of white or above is taken as clipped.
+_CLIP = 0.95
+# How much more light than its chip says a hex the camera clipped may be under: the chip's
+# paper clips under a bright lamp too, so the chip no longer tells how bright the light is.
+_CLIPPED_LIGHT = 1.15
 # Fewest chips from which the light over the board is read.
 _MIN_CHIPS = 5
 # Fewest sea hexes registration must find for their colour to be this board's sea.
@@ -435,13 +440,29 @@ def classify_terrain(
 
 class _Look(NamedTuple):
     """The hexes as one way of lighting them explains them: ``features`` (N, 4) in the
-    prototypes' light, each hex's light ``mult`` (N,) and glare ``white`` (N,), 0..1, and the
-    board's ``gains`` (B, G, R) that took them out."""
+    prototypes' light, each hex's light ``mult`` (N,) and glare ``white`` (N,), 0..1, the
+    board's ``gains`` (B, G, R) that took them out, and the ``camera``'s colour (N, 3), BGR
+    0..1, they were taken out of."""
 
     features: np.ndarray
     mult: np.ndarray
     white: np.ndarray
     gains: np.ndarray
+    camera: np.ndarray
+
+    def variants(self) -> list[_Look]:
+        """This look and, where the camera clipped some hex, the same with those hexes lit
+        :data:`_CLIPPED_LIGHT` times more: each terrain costs the least of the two.
+
+        Under a bright lamp the red of gold and fields clips, and so does the chips' paper:
+        the chip then says less light than there is, and the hex, divided by it, looks
+        brighter and, its red cut, yellower than its art (a gold hex as pale as fields).
+        """
+        clipped = self.camera.max(axis=1) >= _CLIP
+        if not clipped.any():
+            return [self]
+        mult = np.where(clipped, self.mult * _CLIPPED_LIGHT, self.mult)
+        return [self, _lit(self.camera, self.features, mult, self.white, self.gains)]
 
     def shown(self, lab: np.ndarray) -> np.ndarray:
         """Colours (N, K, 3) CIELAB, one row per hex, as this look would show them: under
@@ -469,13 +490,18 @@ def _looks(
     (:meth:`_Look.shown`), so a clipped hex is compared with what each terrain would look
     like clipped.
     """
-    looks = []
-    for mult, white in lightings:
-        feats = camera.copy()
-        bgr = lab_to_bgr(camera[:, :3]) - white[:, None]
-        feats[:, :3] = bgr_to_lab(np.clip(bgr / mult[:, None] * gains, 1e-4, 1.0))
-        looks.append(_Look(feats, mult, white, gains))
-    return looks
+    bgr = lab_to_bgr(camera[:, :3])
+    return [_lit(bgr, camera, mult, white, gains) for mult, white in lightings]
+
+
+def _lit(
+    bgr: np.ndarray, camera: np.ndarray, mult: np.ndarray, white: np.ndarray, gains: np.ndarray
+) -> _Look:
+    """The :class:`_Look` of the camera's features ``camera`` (N, 4), colours ``bgr`` (N, 3)
+    0..1, under the light ``mult`` (N,) and glare ``white`` (N,) with ``gains`` taken out."""
+    feats = camera.copy()
+    feats[:, :3] = bgr_to_lab(np.clip((bgr - white[:, None]) / mult[:, None] * gains, 1e-4, 1.0))
+    return _Look(feats, mult, white, gains, bgr)
 
 
 class _Reading(NamedTuple):
@@ -563,13 +589,14 @@ def _look_costs(look: _Look, terrains: Sequence[Terrain]) -> np.ndarray:
     """:func:`terrain_costs` of one look (N, T): each hex against the stock prototypes as
     that look shows them (:meth:`_Look.shown`)."""
     n = len(look.features)
-    costs = np.zeros((n, len(terrains)))
+    costs = np.full((n, len(terrains)), np.inf)
     for j, t in enumerate(terrains):
         protos = np.array(PROTOTYPES[t])
-        shown = np.broadcast_to(protos[None], (n, *protos.shape)).copy()
-        shown[..., :3] = look.shown(shown[..., :3])
-        d = ((look.features[:, None, :] - shown) / _SCALE) ** 2
-        costs[:, j] = d.sum(axis=2).min(axis=1)
+        for lit in look.variants():
+            shown = np.broadcast_to(protos[None], (n, *protos.shape)).copy()
+            shown[..., :3] = lit.shown(shown[..., :3])
+            d = ((lit.features[:, None, :] - shown) / _SCALE) ** 2
+            costs[:, j] = np.minimum(costs[:, j], d.sum(axis=2).min(axis=1))
     return costs
 
 
@@ -686,6 +713,9 @@ def _board_costs(
         weight[members] -= 1.0
         centre = own / weight[:, None]
         # The print as this hex's light and the camera's clipping would show it.
-        centre[:, :3] = look.shown(centre[:, None, :3])[:, 0]
-        costs[:, j] = (((feats - centre) / _SCALE) ** 2).sum(axis=1)
+        costs[:, j] = np.inf
+        for lit in look.variants():
+            shown = centre.copy()
+            shown[:, :3] = lit.shown(centre[:, None, :3])[:, 0]
+            costs[:, j] = np.minimum(costs[:, j], (((lit.features - shown) / _SCALE) ** 2).sum(1))
     return costs

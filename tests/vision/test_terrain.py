@@ -13,10 +13,12 @@ from vision.terrain import (
     COUNTS,
     PROTOTYPES,
     apply_gains,
+    bgr_to_lab,
     chip_light,
     chip_paper,
     classify_terrain,
     hex_features,
+    lab_to_bgr,
 )
 
 
@@ -263,3 +265,21 @@ def test_a_maps_counts_hold_its_gold_where_glare_hides_it() -> None:
     out = classify_terrain(feats, kind="seafarers", sea=sea, counts=Counter(truth))
     assert Counter(r.terrain for r in out) == Counter(truth)
     assert out[gold].terrain == Terrain.GOLD
+
+
+def test_gold_under_a_lamp_that_clips_its_red_and_the_chips_is_read_gold() -> None:
+    # A bright lamp (1.35 times the light) clips the red of gold and fields, and the chips'
+    # paper at white says no more light than the board's: on a print whose gold is a little
+    # yellower and whose fields a little greener than the stock ones (as print runs differ),
+    # the clipped gold, divided by the chips' light, looked like fields.
+    feats, truth = _seafarers_features(np.random.default_rng(1))
+    bgr = lab_to_bgr(feats[:, :3])
+    gold = [i for i, t in enumerate(truth) if t == Terrain.GOLD]
+    fields = [i for i, t in enumerate(truth) if t == Terrain.FIELDS]
+    bgr[gold] *= [1.0, 1.15, 1.0]
+    bgr[fields] *= [1.0, 0.94, 1.0]
+    feats[:, :3] = bgr_to_lab(np.clip(bgr * 1.35, 0.0, 1.0))
+    sea = np.array([t == Terrain.SEA for t in truth])
+    out = classify_terrain(feats, kind="seafarers", sea=sea, light=np.ones(len(truth)))
+    assert [r.terrain for r in out] == truth
+    assert all(out[i].confidence >= 0.9 for i in gold)
