@@ -78,8 +78,9 @@ _MIN_CLEAR = 0.25
 _LIGHT_RANGE = (0.4, 1.5)
 # A camera channel at this share of white or above is taken as clipped.
 _CLIP = 0.95
-# How much more light than its chip says a hex the camera clipped may be under: the chip's
-# paper clips under a bright lamp too, so the chip no longer tells how bright the light is.
+# How much brighter than its light says a hex the camera clipped may be (a print's colour
+# varies, and so does the light estimate's error): where a channel clips, brightness moves
+# the hue, not only the lightness.
 _CLIPPED_LIGHT = 1.15
 # Fewest chips from which the light over the board is read.
 _MIN_CHIPS = 5
@@ -454,9 +455,10 @@ class _Look(NamedTuple):
         """This look and, where the camera clipped some hex, the same with those hexes lit
         :data:`_CLIPPED_LIGHT` times more: each terrain costs the least of the two.
 
-        Under a bright lamp the red of gold and fields clips, and so does the chips' paper:
-        the chip then says less light than there is, and the hex, divided by it, looks
-        brighter and, its red cut, yellower than its art (a gold hex as pale as fields).
+        Under a bright lamp the red of gold and fields clips: a hex a little brighter than
+        its light says (its print, the light estimate's error) has its red cut further than
+        the prototypes shown under that light, and looks yellower than its art (a gold hex
+        as pale as fields).
         """
         clipped = self.camera.max(axis=1) >= _CLIP
         if not clipped.any():

@@ -268,10 +268,10 @@ def test_a_maps_counts_hold_its_gold_where_glare_hides_it() -> None:
 
 
 def test_gold_under_a_lamp_that_clips_its_red_and_the_chips_is_read_gold() -> None:
-    # A bright lamp (1.35 times the light) clips the red of gold and fields, and the chips'
-    # paper at white says no more light than the board's: on a print whose gold is a little
-    # yellower and whose fields a little greener than the stock ones (as print runs differ),
-    # the clipped gold, divided by the chips' light, looked like fields.
+    # A bright lamp (1.35 times the light, every chip alike) clips the red of gold and fields:
+    # on a print whose gold is a little yellower and whose fields a little greener than the
+    # stock ones (as print runs differ), the gold's red is cut further than the stock gold's
+    # would be, and the clipped gold looked like fields.
     feats, truth = _seafarers_features(np.random.default_rng(1))
     bgr = lab_to_bgr(feats[:, :3])
     gold = [i for i, t in enumerate(truth) if t == Terrain.GOLD]
