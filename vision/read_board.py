@@ -27,6 +27,7 @@ from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import KIND_CERTAIN, detect_pieces
 from vision.register import (
     Registration,
+    band_doubt,
     circle_points,
     hex_groups,
     plane_to_axial,
@@ -185,6 +186,8 @@ def read_board(
         reg = register(image, known.kind if known is not None else kind)
     if reg.ambiguous:
         warnings.append("uncertain: the frame fits the chips in more than one place")
+    elif doubt := band_doubt(reg):
+        warnings.append(doubt)
     elif isinstance(reg, FrameRegistration) and (adrift := unanchored_islands(reg, known)):
         names = "; ".join(", ".join(str(h) for h in group) for group in adrift)
         warnings.append(

@@ -20,12 +20,14 @@ Method
    chip touching snow).
 3. **Frame placement.** Chips fix the lattice up to a rotation and a translation. Each board
    kind's frame (base 19, 5-6 30, Seafarers 37) is tried in each of the six rotations and each
-   plausible translation; the cost counts chips outside the frame, chip-less frame cells beyond
-   the deserts, and sea where land should be (sea is told by its blue). The cheapest wins, and a
-   runner-up within a small margin is reported as ambiguity. Discs the lattice took that the
-   placed frame leaves outside the board (table specks, harbour tokens) are no chips: the
-   lattice is then fitted again on the chips inside it. (A map whose frame the game
-   knows, a scenario's, is placed by ``vision.known_frame`` on the same lattice:
+   plausible translation (around the chips near their medoid: a lattice grown out to table
+   specks has its mean off the board); the cost counts chips outside the frame, chip-less
+   frame cells beyond the deserts, and sea where land should be (sea is told by its blue).
+   The cheapest wins, and a runner-up within a small margin is reported as ambiguity; a
+   Seafarers frame whose band is largely not sea is in doubt (:func:`band_doubt`). Discs the
+   lattice took that the placed frame leaves outside the board (table specks, harbour tokens)
+   are no chips: the lattice is then fitted again on the chips inside it. (A map whose frame
+   the game knows, a scenario's, is placed by ``vision.known_frame`` on the same lattice:
    :func:`find_lattice`, :meth:`Lattice.placed`.)
 
 Coordinates: the *board plane* is that of :func:`companion.board.hex_center` with ``size=1``.
@@ -126,6 +128,7 @@ class Registration:
         ambiguous: True when another placement of the frame was nearly as good.
         cost: the placement's cost (0 = everything as expected).
         sea_fraction: per hex, the fraction of its interior that looks like sea.
+        band: the fraction of the band just outside the frame that looks like sea.
     """
 
     kind: str
@@ -136,6 +139,7 @@ class Registration:
     ambiguous: bool = False
     cost: float = 0.0
     sea_fraction: dict[Hex, float] = field(default_factory=dict)
+    band: float = 1.0
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """Board-plane points (N, 2) -> image pixels (N, 2), float64."""
@@ -1380,8 +1384,11 @@ def place_frame(
     ``band`` the fraction of the chosen frame's surrounding band that is sea.
     """
     chips = sorted(chip_cells)
-    cq = sum(c[0] for c in chips) / len(chips)
-    cr = sum(c[1] for c in chips) / len(chips)
+    # The translations tried and the cells examined lie around the board's own chips: a
+    # lattice grown to specks of the table a dozen cells away has its mean off the board.
+    core = board_core(chips)
+    cq = sum(c[0] for c in core) / len(core)
+    cr = sum(c[1] for c in core) / len(core)
     centre = (round(cq), round(cr))
     window = [
         (centre[0] + dq, centre[1] + dr)
@@ -1406,8 +1413,9 @@ def place_frame(
             # The sea fraction of each window cell, by its rotated cell (0 where not examined).
             rot_sea = {rotate_axial(c, k): sea.get(c, 0.0) for c in window}
             rc = [rotate_axial(c, k) for c in chips]
-            mq = sum(c[0] for c in rc) / len(rc)
-            mr = sum(c[1] for c in rc) / len(rc)
+            turned = [rotate_axial(c, k) for c in core]
+            mq = sum(c[0] for c in turned) / len(turned)
+            mr = sum(c[1] for c in turned) / len(turned)
             for dq in range(-2, 3):
                 for dr in range(-2, 3):
                     t = (round(fq - mq) + dq, round(fr - mr) + dr)
@@ -1430,6 +1438,26 @@ def place_frame(
         for c, kd, kk, tt in results[1:20]
     )
     return kind, k, t, cost, ambiguous, sea, band
+
+
+def board_core(chips: Sequence[Hex]) -> list[Hex]:
+    """The chip cells within :data:`_CORE_REACH` steps of the chips' medoid (the cell
+    nearest to all others, in hex steps; the first such in ``chips``' order).
+
+    Table specks a lattice reached far from the board are few and scattered; the medoid lies
+    among the board's chips, and every chip of a board lies within a frame's width of it.
+
+    >>> board_core([(0, 0), (1, 0), (0, 1), (12, -6)])
+    [(0, 0), (1, 0), (0, 1)]
+    """
+    medoid = min(chips, key=lambda c: sum(hex_distance(c, o) for o in chips))
+    return [c for c in chips if hex_distance(c, medoid) <= _CORE_REACH]
+
+
+# Hex steps from the chips' medoid within which a chip counts for where the board is: a
+# Seafarers frame is 7 cells across, so its chips lie within 6 of each other, and the medoid
+# sits among most of them.
+_CORE_REACH = 5
 
 
 def _same_board(kind: str, k1: int, t1: Hex, k2: int, t2: Hex, chips: set[Hex]) -> bool:
@@ -1522,7 +1550,29 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice do not look "
             f"like {what} chips (no sea frame, or land where it cannot be){hint}"
         )
-    return lat.placed(best_kind, FRAMES[best_kind], k, t, cost, ambiguous, sea)
+    reg = lat.placed(best_kind, FRAMES[best_kind], k, t, cost, ambiguous, sea)
+    reg.band = band
+    return reg
+
+
+def band_doubt(reg: Registration) -> str | None:
+    """Why the placement of a Seafarers frame is in doubt by its band, or None.
+
+    A Seafarers frame is sea all round, outside as between its islands: a band that is
+    largely not sea means the frame lies over land or table, the map laid off its cells
+    (a lattice bent across a hand, its chips a few of the map's). Base and 5-6 frames carry
+    their harbours on the band (0.3 sea on real photos): only the cost judges them.
+    """
+    if reg.kind != "seafarers" or reg.band >= SEAFARERS_MIN_BAND:
+        return None
+    return (
+        f"uncertain: the band round the Seafarers frame is {reg.band:.0%} sea: the map may "
+        "lie off its cells"
+    )
+
+
+#: A Seafarers placement whose band is less sea than this is in doubt (see :func:`band_doubt`).
+SEAFARERS_MIN_BAND = 0.6
 
 
 @dataclass
