@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from chip_boards import base_chip_board
 
+from companion.board import Hex
 from vision.chips import read_chip
 from vision.read_board import chip_disc, photo_chip_crop
 from vision.synth.chip_art import render_chip
@@ -223,11 +224,63 @@ def test_only_the_chips_the_counts_decide_are_deduced() -> None:
     from vision.read_board import _fill_from_counts
 
     counts = Counter({6: 1, 3: 1, 4: 1, 5: 1})
-    assert _fill_from_counts([None, 5, None, None], counts, [False, False, True, False]) == [
+    assert _fill_from_counts([None, 5, None, None], counts, [None, None, True, None]) == [
         None,
         5,
         6,
         None,
     ]
     # Red ink where the counts leave no 6 or 8: the evidence contradicts them, nothing deduced.
-    assert _fill_from_counts([None, 5], Counter({3: 1, 5: 1}), [True, False]) == [None, 5]
+    assert _fill_from_counts([None, 5], Counter({3: 1, 5: 1}), [True, None]) == [None, 5]
+
+
+def test_hidden_chips_are_told_apart_by_black_ink_in_the_deduction() -> None:
+    # A 9 of which a hand leaves the right half showing, and a 6 wholly under a hand. The
+    # counts leave a 9 and a 6 for them: the 9's ink, clearly black, says it is no 6 or 8,
+    # which decides both (each at the deduction's confidence, the board uncertain).
+    from vision.read_board import _read_chips
+
+    board = base_chip_board()
+    land, values, reg, terrain = board.land, board.values, board.reg, board.terrain
+    nine = board.where(9)
+    six = board.where(6)
+    top, plane_to_top, discs, covered = _board_top_view(values, nine)
+    x, y, r = discs[six]
+    hand = np.zeros_like(covered)
+    hand[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(x + 1.5 * r)] = True
+    top[hand] = (150, 170, 220)
+    warnings: list[str] = []
+    numbers, conf, deduced = _read_chips(
+        None, top, plane_to_top, reg, terrain, discs, covered | hand, warnings
+    )
+    assert (numbers[nine], numbers[six]) == (9, 6)
+    assert deduced == {nine, six} and conf[nine] == conf[six] == 0.5
+    assert any("deduced from the chip counts" in w for w in warnings)
+    assert {h: numbers[h] for h in land} == values
+
+
+def test_red_ink_narrows_a_clear_chip_left_unread_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No hand anywhere; the reader leaves a 6 and a 3 unread (no value above its floor), the
+    # 6's ink red. The counts leave a 6 and a 3: the red ink decides both.
+    import vision.read_board as rb
+    from vision.chips import CHIP_VALUES, ChipReading
+
+    board = base_chip_board()
+    six, three = board.where(6), board.where(3)
+
+    def reading_of(h: Hex) -> ChipReading:
+        if h in (six, three):
+            return ChipReading(None, 0.0, dict.fromkeys(CHIP_VALUES, 0.0), h == six, None)
+        v = board.values[h]
+        scores = {w: 0.99 if w == v else 0.001 for w in CHIP_VALUES}
+        return ChipReading(v, 0.99, scores, v in (6, 8), None)
+
+    # The stand-in reader is asked for the chips in the board's order (the desert has none).
+    order = iter(h for h in board.hexes if h in board.values)
+    monkeypatch.setattr(rb, "_read_disc", lambda *args: reading_of(next(order)))
+    discs = {h: (0.0, 0.0, 10.0) for h in board.hexes}
+    numbers, conf, deduced = rb._read_chips(
+        None, np.zeros((8, 8, 3), np.uint8), np.eye(3), board.reg, board.terrain, discs, None, []
+    )
+    assert numbers == board.values
+    assert deduced == {six, three} and conf[six] == conf[three] == 0.5
