@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -178,25 +179,56 @@ def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts()
     assert numbers[hidden] is None and numbers[other] is None and not deduced
 
 
+def _paint_hand(top: np.ndarray, disc: tuple[float, float, float], right: float) -> np.ndarray:
+    """Paint a hand's skin over ``disc`` (top-view ``(x, y, radius)``) from 1.5 radii left of
+    its centre to ``right`` radii right of it; the hand's mask, bool like ``top[..., 0]``."""
+    x, y, r = disc
+    hand = np.zeros(top.shape[:2], bool)
+    hand[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + right * r))] = True
+    top[hand] = (150, 170, 220)
+    return hand
+
+
+class _TwoHands(NamedTuple):
+    """A base board's top view with two chips under hands, and what _read_chips made of it."""
+
+    board: Any
+    top: np.ndarray
+    plane_to_top: np.ndarray
+    discs: dict
+    covered: np.ndarray
+    numbers: dict
+    conf: dict
+    deduced: set
+    warnings: list[str]
+
+
+def _under_two_hands(half: int, other: int, right: float) -> _TwoHands:
+    """The chip of value ``half`` half hidden (the test view's hand) and the chip ``other``
+    under a hand painted up to ``right`` radii right of its centre (see :func:`_paint_hand`)."""
+    from vision.read_board import _read_chips
+
+    board = base_chip_board()
+    top, plane_to_top, discs, covered = _board_top_view(board.values, board.where(half))
+    covered = covered | _paint_hand(top, discs[board.where(other)], right)
+    warnings: list[str] = []
+    numbers, conf, deduced = _read_chips(
+        None, top, plane_to_top, board.reg, board.terrain, discs, covered, warnings
+    )
+    return _TwoHands(board, top, plane_to_top, discs, covered, numbers, conf, deduced, warnings)
+
+
 def test_hidden_chips_are_told_apart_by_red_ink_in_the_deduction() -> None:
     # Two chips under hands: a 12 whose 1 is hidden and a 6 of which only the right edge of
     # its red numeral shows. The counts leave a 12 and a 6 for them: alone they do not say
     # which is which, the red ink does; with no red showing nothing is deduced.
     from vision.read_board import _read_chips
 
-    board = base_chip_board()
+    hands = _under_two_hands(12, 6, 0.25)
+    board, top, discs, covered = hands.board, hands.top, hands.discs, hands.covered
     land, values, reg, terrain = board.land, board.values, board.reg, board.terrain
-    hidden = board.where(12)
-    six = board.where(6)
-    top, plane_to_top, discs, covered = _board_top_view(values, hidden)
-    x, y, r = discs[six]
-    hand = np.zeros_like(covered)
-    hand[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.25 * r))] = True
-    top[hand] = (150, 170, 220)
-    warnings: list[str] = []
-    numbers, conf, deduced = _read_chips(
-        None, top, plane_to_top, reg, terrain, discs, covered | hand, warnings
-    )
+    hidden, six = board.where(12), board.where(6)
+    numbers, conf, deduced = hands.numbers, hands.conf, hands.deduced
     assert {h: numbers[h] for h in land if h not in (hidden, six)} == {
         h: v for h, v in values.items() if h not in (hidden, six)
     }
@@ -205,12 +237,9 @@ def test_hidden_chips_are_told_apart_by_red_ink_in_the_deduction() -> None:
     # A hand over a black 3 as well: the counts leave a 12, a 6 and a 3, and only the red
     # chip is decided; the two black ones stay unread, not deduced, at confidence 0.
     three = next(h for h, v in values.items() if v == 3)
-    x, y, r = discs[three]
-    hand3 = np.zeros_like(covered)
-    hand3[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.25 * r))] = True
-    top[hand3] = (150, 170, 220)
+    hand3 = _paint_hand(top, discs[three], 0.25)
     numbers, conf, deduced = _read_chips(
-        None, top, plane_to_top, reg, terrain, discs, covered | hand | hand3, []
+        None, top, hands.plane_to_top, reg, terrain, discs, covered | hand3, []
     )
     assert (numbers[hidden], numbers[six], numbers[three]) == (None, 6, None)
     assert deduced == {six} and conf[hidden] == conf[three] == 0.0
@@ -238,21 +267,10 @@ def test_hidden_chips_are_told_apart_by_black_ink_in_the_deduction() -> None:
     # A 9 of which a hand leaves the right half showing, and a 6 wholly under a hand. The
     # counts leave a 9 and a 6 for them: the 9's ink, clearly black, says it is no 6 or 8,
     # which decides both (each at the deduction's confidence, the board uncertain).
-    from vision.read_board import _read_chips
-
-    board = base_chip_board()
-    land, values, reg, terrain = board.land, board.values, board.reg, board.terrain
-    nine = board.where(9)
-    six = board.where(6)
-    top, plane_to_top, discs, covered = _board_top_view(values, nine)
-    x, y, r = discs[six]
-    hand = np.zeros_like(covered)
-    hand[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(x + 1.5 * r)] = True
-    top[hand] = (150, 170, 220)
-    warnings: list[str] = []
-    numbers, conf, deduced = _read_chips(
-        None, top, plane_to_top, reg, terrain, discs, covered | hand, warnings
-    )
+    hands = _under_two_hands(9, 6, 1.5)
+    board, numbers, conf, deduced = hands.board, hands.numbers, hands.conf, hands.deduced
+    land, values, warnings = board.land, board.values, hands.warnings
+    nine, six = board.where(9), board.where(6)
     assert (numbers[nine], numbers[six]) == (9, 6)
     assert deduced == {nine, six} and conf[nine] == conf[six] == 0.5
     assert any("deduced from the chip counts" in w for w in warnings)
