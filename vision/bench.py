@@ -92,6 +92,7 @@ def synthetic(
     # hand hides, or any other.
     misses = dict.fromkeys(("refused", "kind_wrong_or_third_wrong", "hidden_by_hands", "other"), 0)
     figures = {f"{who}_{what}": 0 for who in ("robber", "pirate") for what in _FIGURE_OUTCOMES}
+    wrong_anywhere = {"robber": 0, "pirate": 0}
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
@@ -117,6 +118,13 @@ def synthetic(
             continue
         s, aligned = best_alignment(truth.tiles, board.tiles)
         read_harbours = harbour_outcomes(truth.harbors, board.harbors, aligned)
+        # A wrong figure is never to be presented, on a board read right or not.
+        for who, read, true in (
+            ("robber", board.robber, robber),
+            ("pirate", board.pirate, truth.pirate),
+        ):
+            expected = None if true is None else aligned(true)
+            wrong_anywhere[who] += read is not None and read != expected
         if s.terrain_right == s.terrain_total:  # figures are judged on boards read right
             for what, n in read_harbours.items():
                 harbours[what] += n
@@ -166,6 +174,7 @@ def synthetic(
         "chip_accuracy_of_chips_not_hidden": cv_ok / cv_all if cv_all else None,
         "refused_as_no_board": refused,
         "figures_on_boards_read_right": figures,
+        "figures_wrong_on_any_board": wrong_anywhere,
         "harbours_on_boards_read_right": harbours,
         "reported_certain": certain,
         "wrong_but_certain": wrong_certain,
@@ -478,6 +487,11 @@ def run(args: argparse.Namespace) -> int:
         for who in ("robber", "pirate"):
             counts = ", ".join(f"{what} {fig[f'{who}_{what}']}" for what in _FIGURE_OUTCOMES)
             print(f"  {who} (boards read right): {counts}")
+        anywhere = syn["figures_wrong_on_any_board"]
+        print(
+            "  figures wrong on any board: "
+            + ", ".join(f"{who} {n}" for who, n in anywhere.items())
+        )
         hb = syn["harbours_on_boards_read_right"]
         print("  harbours (boards read right): " + ", ".join(f"{k} {v}" for k, v in hb.items()))
     cd = result["coins_dev"]

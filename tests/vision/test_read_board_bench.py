@@ -31,6 +31,7 @@ def test_bench_vision_json_without_datasets(
     assert set(figures) == {
         f"{who}_{what}" for who in ("robber", "pirate") for what in ("right", "unseen", "wrong")
     }
+    assert set(syn["figures_wrong_on_any_board"]) == {"robber", "pirate"}
     harbours = syn["harbours_on_boards_read_right"]
     assert set(harbours) == {"right", "unseen", "wrong", "extra"}
     assert isinstance(syn["chips_hidden_by_hands"], int) and syn["chips_hidden_by_hands"] >= 0
@@ -144,3 +145,34 @@ def test_known_map_renders_are_read_with_their_map(monkeypatch: pytest.MonkeyPat
     assert given == drawn and [b.kind for b in drawn] == ["base", "5-6", "seafarers"]
     bench.synthetic(1, 0)
     assert given[-1] is None
+
+
+def test_a_wrong_figure_on_a_board_read_wrong_is_still_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Figures are scored on boards read right, but a wrong robber is counted wherever it is
+    presented: here on a board with one hex's terrain read wrong."""
+    from dataclasses import replace
+
+    import vision.bench as bench
+    from companion.board import Terrain, Tile
+
+    real = bench.read_board
+
+    def misread(image: np.ndarray, **kwargs: object):  # noqa: ANN202
+        board = real(image, **kwargs)
+        land = sorted(h for h, t in board.tiles.items() if t.terrain.is_land)
+        elsewhere = next(h for h in land if h != board.robber)
+        wrong = next(h for h in land if board.tiles[h].terrain != Terrain.DESERT)
+        terrain = (
+            Terrain.MOUNTAINS
+            if board.tiles[wrong].terrain != Terrain.MOUNTAINS
+            else (Terrain.HILLS)
+        )
+        tiles = {**board.tiles, wrong: Tile(terrain, board.tiles[wrong].number, 1.0)}
+        return replace(board, tiles=tiles, robber=elsewhere)
+
+    monkeypatch.setattr(bench, "read_board", misread)
+    syn = bench.synthetic(1, 0)
+    assert syn["figures_on_boards_read_right"]["robber_wrong"] == 0  # not judged there
+    assert syn["figures_wrong_on_any_board"] == {"robber": 1, "pirate": 0}
