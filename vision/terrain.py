@@ -592,9 +592,10 @@ def _look_costs(look: _Look, terrains: Sequence[Terrain]) -> np.ndarray:
     that look shows them (:meth:`_Look.shown`)."""
     n = len(look.features)
     costs = np.full((n, len(terrains)), np.inf)
+    lits = look.variants()
     for j, t in enumerate(terrains):
         protos = np.array(PROTOTYPES[t])
-        for lit in look.variants():
+        for lit in lits:
             shown = np.broadcast_to(protos[None], (n, *protos.shape)).copy()
             shown[..., :3] = lit.shown(shown[..., :3])
             d = ((lit.features[:, None, :] - shown) / _SCALE) ** 2
@@ -701,6 +702,7 @@ def _board_costs(
     costs = stock.copy()
     land = np.zeros(len(feats), bool)
     land[land_idx] = True
+    lits = look.variants()
     for j, t in enumerate(terrains):
         members = land & (assigned == j) & explained[:, j]
         if t == Terrain.SEA or not members.any():
@@ -716,7 +718,7 @@ def _board_costs(
         centre = own / weight[:, None]
         # The print as this hex's light and the camera's clipping would show it.
         costs[:, j] = np.inf
-        for lit in look.variants():
+        for lit in lits:
             shown = centre.copy()
             shown[:, :3] = lit.shown(centre[:, None, :3])[:, 0]
             costs[:, j] = np.minimum(costs[:, j], (((lit.features - shown) / _SCALE) ** 2).sum(1))
