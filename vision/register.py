@@ -1550,9 +1550,7 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice do not look "
             f"like {what} chips (no sea frame, or land where it cannot be){hint}"
         )
-    reg = lat.placed(best_kind, FRAMES[best_kind], k, t, cost, ambiguous, sea)
-    reg.band = band
-    return reg
+    return lat.placed(best_kind, FRAMES[best_kind], k, t, cost, ambiguous, sea, band)
 
 
 def band_doubt(reg: Registration) -> str | None:
@@ -1604,9 +1602,11 @@ class Lattice:
         cost: float,
         ambiguous: bool,
         sea: dict[Hex, float],
+        band: float = 1.0,
     ) -> Registration:
         """The :class:`Registration` of ``frame`` laid on the lattice with canonical hex =
-        rotate(lattice cell, k) + t; ``sea``: the sea fraction per lattice cell examined."""
+        rotate(lattice cell, k) + t; ``sea``: the sea fraction per lattice cell examined;
+        ``band``: the sea fraction of the band round the frame."""
         # canonical = R_k(lattice) + t  =>  lattice = R_k^-1(canonical - t)
         shift = np.eye(3)
         shift[:2, 2] = -axial_to_plane(np.array([t]))[0]
@@ -1640,6 +1640,7 @@ class Lattice:
             ambiguous=ambiguous,
             cost=cost,
             sea_fraction={canonical(c): v for c, v in sea.items() if canonical(c) in cells},
+            band=band,
         )
 
     def _frame_fit(self, frame: set[Hex], canonical: Callable[[Hex], Hex]) -> np.ndarray:
