@@ -36,6 +36,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 #: the numbers printed on chips
 CHIP_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
@@ -697,73 +698,14 @@ def read_chips_jointly(readings: list[ChipReading], expected: Counter[int]) -> l
     floor = -math.log(MIN_JOINT_SCORE)
     n, m = len(readings), len(slots)
     cost = np.full((n, m + n), floor)
-    for i, r in enumerate(readings):
-        for j, v in enumerate(slots):
-            cost[i, j] = -math.log(max(r.scores.get(v, 0.0), 1e-9))
-    rows = _min_cost_assignment(cost)
-    out: list[int | None] = []
-    for i, j in enumerate(rows):
-        out.append(slots[j] if j < m and cost[i, j] < floor else None)
-    return out
+    scores = np.array([[r.scores.get(v, 0.0) for v in slots] for r in readings])
+    cost[:, :m] = -np.log(np.maximum(scores, 1e-9))
+    _, rows = linear_sum_assignment(cost)
+    return [slots[j] if j < m and cost[i, j] < floor else None for i, j in enumerate(rows)]
 
 
 #: the joint reading leaves a chip unread rather than give it a value scored below this
 MIN_JOINT_SCORE = 0.02
-
-
-def _min_cost_assignment(cost: np.ndarray) -> list[int]:
-    """Hungarian algorithm (rows <= columns): the column assigned to each row.
-
-    Args:
-        cost: float (N, M) with N <= M.
-    """
-    n, m = cost.shape
-    # Python floats: indexing a NumPy array one element at a time costs more than the sums.
-    rows_cost = np.asarray(cost, np.float64).tolist()
-    inf = float("inf")
-    u = [0.0] * (n + 1)
-    v = [0.0] * (m + 1)
-    p = [0] * (m + 1)
-    way = [0] * (m + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            delta = inf
-            j1 = 0
-            for j in range(1, m + 1):
-                if not used[j]:
-                    cur = rows_cost[i0 - 1][j - 1] - u[i0] - v[j]
-                    if cur < minv[j]:
-                        minv[j] = cur
-                        way[j] = j0
-                    if minv[j] < delta:
-                        delta = minv[j]
-                        j1 = j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while True:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-            if j0 == 0:
-                break
-    rows = [0] * n
-    for j in range(1, m + 1):
-        if p[j]:
-            rows[p[j] - 1] = j - 1
-    return rows
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from vision.chips import CHIP_VALUES, ChipReading, _min_cost_assignment, read_chips_jointly
+from vision.chips import CHIP_VALUES, MIN_JOINT_SCORE, ChipReading, read_chips_jointly
 
 BASE = Counter({2: 1, 3: 2, 4: 2, 5: 2, 6: 2, 8: 2, 9: 2, 10: 2, 11: 2, 12: 1})
 
@@ -61,20 +62,34 @@ def test_impossible_expectations_are_refused(expected: Counter[int]) -> None:
         read_chips_jointly([_reading({5: 1.0})], expected)
 
 
-def test_hungarian_matches_brute_force() -> None:
+def _log_score(readings: list[ChipReading], values: tuple[int | None, ...]) -> float:
+    return sum(
+        math.log(MIN_JOINT_SCORE) if v is None else math.log(max(r.scores.get(v, 0.0), 1e-9))
+        for r, v in zip(readings, values, strict=True)
+    )
+
+
+def test_the_joint_reading_is_the_best_laying_of_the_slots() -> None:
+    # Against every way of giving the chips values within the counts (or leaving one unread at
+    # the floor's score): no laying scores more than the one read.
     rng = np.random.default_rng(11)
     for _ in range(40):
-        n = int(rng.integers(1, 5))
-        m = int(rng.integers(n, 7))
-        cost = rng.uniform(0, 10, (n, m))
-        rows = _min_cost_assignment(cost)
-        assert len(set(rows)) == n
-        got = sum(cost[i, j] for i, j in enumerate(rows))
-        best = min(
-            sum(cost[i, j] for i, j in enumerate(cols))
-            for cols in itertools.permutations(range(m), n)
-        )
-        assert got == pytest.approx(best)
+        expected = Counter({int(v): int(rng.integers(1, 3)) for v in rng.choice(CHIP_VALUES, 3)})
+        readings = [
+            _reading({int(v): float(rng.uniform(0.01, 1.0)) for v in rng.choice(CHIP_VALUES, 4)})
+            for _ in range(int(rng.integers(1, 5)))
+        ]
+
+        choices = [*expected, None]
+        feasible = [
+            values
+            for values in itertools.product(choices, repeat=len(readings))
+            if all(values.count(v) <= n for v, n in expected.items())
+        ]
+        got = tuple(read_chips_jointly(readings, expected))
+        assert got in feasible
+        best = max(_log_score(readings, values) for values in feasible)
+        assert _log_score(readings, got) == pytest.approx(best)
 
 
 def _board_confidences(readings: list[ChipReading], expected: Counter[int]) -> list[float]:
