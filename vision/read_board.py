@@ -275,7 +275,11 @@ def read_board(
     unsure = {h for h, c in chip_conf.items() if c < CERTAIN}
     harbours = read_harbours(lab, plane_to_top, reg.kind, tiles, covered=covered)
     tokens = token_discs(harbours, plane_to_top) if reg.kind == "seafarers" else []
-    robber, pirate = _figures(lab, plane_to_top, reg, tiles, chips, clear, unsure, tokens, warnings)
+    # A known map says whether the game has a pirate; read blind, a Seafarers map may.
+    has_pirate = None if known is None else known.pirate is not None
+    robber, pirate = _figures(
+        lab, plane_to_top, reg, tiles, chips, clear, unsure, tokens, has_pirate, warnings
+    )
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
     seen = [p.to_piece() for p in found]
@@ -346,9 +350,11 @@ def _figures(
     clear: set[Hex],
     unsure: set[Hex],
     tokens: list[tuple[float, float, float]],
+    has_pirate: bool | None,
     warnings: list[str],
 ) -> tuple[Hex | None, Hex | None]:
-    """The robber's hex and (on Seafarers maps) the pirate's, noting doubts in ``warnings``.
+    """The robber's hex and (on Seafarers maps whose game may have one: ``has_pirate`` True,
+    or None when not known) the pirate's, noting doubts in ``warnings``.
 
     ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_lab`), which
     are left out of the search, except those that could not be read or were read with doubt
@@ -369,11 +375,19 @@ def _figures(
     elif robber.hex is None:
         warnings.append("the robber is not in view")
     pirate: Hex | None = None
-    if reg.kind == "seafarers":
+    if reg.kind == "seafarers" and has_pirate is not False:
         sea = [h for h, t in tiles.items() if t.terrain == Terrain.SEA and h in clear]
         found = find_pirate(lab, plane_to_top, sea, tokens)
         if found.ambiguous:
             warnings.append("uncertain: the pirate could be on more than one hex")
+        elif found.hex is None:
+            # A game with a pirate has it on the sea from the start (RULES.md 3.6.1): not
+            # found, it is hidden or off the photo, not gone.
+            warnings.append(
+                "the pirate is not in view"
+                if has_pirate
+                else "no pirate seen (if the game has one, it is hidden or off the photo)"
+            )
         pirate = found.hex
     return robber.hex, pirate
 

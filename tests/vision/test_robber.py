@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.board import Terrain
+from companion.board import Terrain, hex_neighbours
 from companion.layouts import random_board
+from companion.scenario import load_scenario
 from vision.read_board import read_board
 from vision.robber import figure_blobs
 from vision.scoring import best_alignment
@@ -91,6 +92,42 @@ def test_the_pirate_is_found_and_harbour_tokens_are_not_taken_for_it() -> None:
     board, aligned = _read(truth, replace(CLEAN, tilt_deg=20), 0)
     assert board.pirate == aligned(truth.pirate)
     assert board.robber == aligned(truth.robber)
+
+
+def test_no_pirate_in_view_is_said_not_guessed() -> None:
+    # Read blind, the map's game may have no pirate: said as a maybe. With the scenario's map
+    # known, its pirate is hidden or off the photo.
+    truth = replace(seafarers_board(np.random.default_rng(8)), pirate=None)
+    board, _ = _read(truth, replace(CLEAN, tilt_deg=20), 0)
+    assert board.pirate is None
+    assert "no pirate seen (if the game has one, it is hidden or off the photo)" in board.warnings
+    known = load_scenario("four-islands", 3, seed=2).board
+    render = render_board(
+        replace(known, pirate=None), rng=5, conditions=replace(CLEAN, tilt_deg=10)
+    )
+    board = read_board(render.image, known=known, pieces=False)
+    assert board.pirate is None
+    assert "the pirate is not in view" in board.warnings
+
+
+def test_a_map_without_a_pirate_never_names_one() -> None:
+    # Wonders of Catan has no pirate: a ship on its sea is no pirate to be moved on a 7.
+    known = load_scenario("wonders", 4, seed=1).board
+    assert known.pirate is None
+    # On open sea: a sea hex whose neighbours are all on the map.
+    sea = sorted(
+        h
+        for h, t in known.tiles.items()
+        if t.terrain == Terrain.SEA and all(n in known.tiles for n in hex_neighbours(h))
+    )
+    shown = replace(known, pirate=sea[0])
+    render = render_board(shown, rng=3, conditions=replace(CLEAN, tilt_deg=10))
+    blind = read_board(render.image, pieces=False)
+    _, aligned = best_alignment(shown.tiles, blind.tiles)
+    assert blind.pirate == aligned(shown.pirate), "the test needs the ship seen"
+    board = read_board(render.image, known=known, pieces=False)
+    assert board.pirate is None
+    assert not any("pirate" in w for w in board.warnings)
 
 
 def test_a_base_board_has_no_pirate() -> None:
