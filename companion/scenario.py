@@ -198,9 +198,8 @@ def _read(path: Path, depth: int = 0) -> dict[str, Any]:
     return merged
 
 
-def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) -> Scenario:
-    if data.get("format") != FORMAT:
-        raise ScenarioError(f"format must be {FORMAT!r}")
+def _layout(data: Mapping[str, Any], players: int) -> Mapping[str, Any]:
+    """The scenario file's layout for ``players``, with what it copies (``like``) filled in."""
     layouts = data["layouts"]
     layout = layouts.get(str(players))
     if layout is None:
@@ -212,6 +211,46 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
         if like is None or "like" in like:
             raise ScenarioError(f"layouts.{players}.like: no layout {layout['like']!r} to copy")
         layout = {**like, **{k: v for k, v in layout.items() if k != "like"}}
+    return layout
+
+
+def start_hexes(
+    name_or_path: str | Path, players: int, board: Board, in_map_hexes: bool
+) -> tuple[Hex | None, Hex | None]:
+    """Where the scenario's robber and pirate start on ``board``, a table's own laying of its
+    map (read from a photo, say): the hex the layout names, or the first hex of the terrain
+    and chip it names. ``in_map_hexes``: the board is in the map's own hexes, so a start
+    given by its coordinates holds (a map read blind is not). None for a figure the
+    scenario does not use, or whose start the board does not show.
+
+    >>> board = load_scenario("new-shores", 4, seed=3).board
+    >>> start_hexes("new-shores", 4, board, True) == (board.robber, board.pirate)
+    True
+    """
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = SCENARIO_DIR / f"{name_or_path}.json"
+    layout = _layout(_read(path), players)
+    starts: list[Hex | None] = []
+    for what, land in (("robber", True), ("pirate", False)):
+        spec = layout.get(what)
+        if spec is None:
+            starts.append(None)
+        elif "q" in spec:
+            h = (spec["q"], spec["r"])
+            starts.append(h if in_map_hexes and h in board.tiles else None)
+        else:
+            found = _matching(spec, board, land)
+            # "The first" such hex is the map's, in its own hexes; read blind, only one hex
+            # of the kind is the same hex whatever the reader's orientation.
+            starts.append(found[0] if found and (in_map_hexes or len(found) == 1) else None)
+    return starts[0], starts[1]
+
+
+def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) -> Scenario:
+    if data.get("format") != FORMAT:
+        raise ScenarioError(f"format must be {FORMAT!r}")
+    layout = _layout(data, players)
     if data.get("board") == "standard":
         return _build_standard(data, layout, players, seed, path)
     kind = data.get("board", "seafarers")
@@ -576,15 +615,22 @@ def _place(spec: Any, board: Board, what: str, land: bool) -> Hex | None:
         if h not in board.tiles:
             raise ScenarioError(f"{what}: hex {h} is not on the map")
         return h
-    for h, t in sorted(board.tiles.items()):
-        if (
-            spec.get("terrain", t.terrain.value) == t.terrain.value
-            and spec.get("number", t.number) == t.number
-        ):
-            if t.terrain.is_land != land:
-                break
-            return h
-    raise ScenarioError(f"{what}: no {'land' if land else 'sea'} hex matches {dict(spec)}")
+    found = _matching(spec, board, land)
+    if not found:
+        raise ScenarioError(f"{what}: no {'land' if land else 'sea'} hex matches {dict(spec)}")
+    return found[0]
+
+
+def _matching(spec: Mapping[str, Any], board: Board, land: bool) -> list[Hex]:
+    """The hexes of ``board`` (sorted) of the terrain and chip value ``spec`` names, on land
+    or at sea (``land``)."""
+    return [
+        h
+        for h, t in sorted(board.tiles.items())
+        if spec.get("terrain", t.terrain.value) == t.terrain.value
+        and spec.get("number", t.number) == t.number
+        and t.terrain.is_land == land
+    ]
 
 
 def _check_pool(board: Board, catan_chips: int, stacks: list[Mapping[str, Any]]) -> None:

@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-from companion.board import Board, Terrain
+from companion.board import Board, Hex, Terrain
 from companion.host import TableHost, open_or_create
-from companion.scenario import load_scenario, scenario_map
+from companion.scenario import load_scenario, scenario_map, start_hexes
 from web.server import host_page
 
 log = logging.getLogger(__name__)
@@ -103,12 +103,15 @@ def grab_frame(camera: str) -> object:
         cap.release()
 
 
-def check_setup(board: Board, players: int, accept: bool) -> None:
-    from companion.setup_check import check_board
+def check_setup(board: Board, players: int, accept: bool, scenario: str | None = None) -> None:
+    """Refuse a board that breaks the set-up rules (of ``scenario`` when named, else of the
+    board's kind) unless ``accept``; the faults go to standard error."""
+    from companion.setup_check import check_board, spec_for
     from vision.read_board import for_setup_check
 
+    spec = spec_for(scenario, players) if scenario else None
     # A photo's harbours left unread would be judged missing; the game keeps those read.
-    report = check_board(for_setup_check(board), players=players)
+    report = check_board(for_setup_check(board), spec, players=players)
     for v in report.violations:
         print(f"setup: {v.rule}: {v.message}", file=sys.stderr)
     if not report.ok and not accept:
@@ -116,6 +119,55 @@ def check_setup(board: Board, players: int, accept: bool) -> None:
             f"the setup check found {len(report.violations)} fault(s) (above); fix the board "
             "(catan-companion check-setup suggests swaps) or pass --accept-setup"
         )
+
+
+def start_figures(board: Board, starts: tuple[Hex | None, Hex | None], pirate: bool) -> list[str]:
+    """Put the robber, and the pirate when the game has one (``pirate``), on their start
+    hexes when the board does not place them (the camera did not see them), in place; returns
+    notes saying where, for the players to put them there.
+
+    ``starts``: the robber's and the pirate's start hexes on this board by the scenario's
+    set-up (:func:`companion.scenario.start_hexes`), None where not known. Without one, the
+    robber of the base game and 5-6 starts on a desert (RULES.md 1.3.6).
+
+    >>> from companion.layouts import random_board
+    >>> board = random_board(4, seed=1)
+    >>> board.robber = None
+    >>> start_figures(board, (None, None), pirate=False)
+    ['the robber was not seen: it starts on the desert at (-1, -1)']
+    >>> board.robber
+    (-1, -1)
+
+    Raises:
+        ValueError: a figure is missing and its start hex is not known.
+    """
+    robber, pirate_start = starts
+    notes = []
+    if board.robber is None:
+        if robber is None and board.kind in ("base", "5-6"):
+            deserts = sorted(h for h, t in board.tiles.items() if t.terrain == Terrain.DESERT)
+            if not deserts:
+                raise ValueError("the board has no robber and no desert to start it on")
+            board.robber = deserts[0]
+            notes.append(f"the robber was not seen: it starts on the desert at {deserts[0]}")
+        elif robber is None:
+            raise ValueError(_unseen("robber"))
+        else:
+            board.robber = robber
+            notes.append(f"the robber was not seen: it starts on {robber}, as the scenario says")
+    if pirate and board.pirate is None:
+        if pirate_start is None:
+            raise ValueError(_unseen("pirate"))
+        board.pirate = pirate_start
+        notes.append(f"the pirate was not seen: it starts on {pirate_start}, as the scenario says")
+    return notes
+
+
+def _unseen(figure: str) -> str:
+    return (
+        f"the {figure} is not in view and its start on this map is not known: show it to the "
+        "camera and start again, or pass the board as JSON (--board)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,26 +182,28 @@ def run(args: argparse.Namespace) -> int:
     rules = None
     if journal.exists() and journal.stat().st_size > 0:
         board = None  # the journal has it
-    elif args.scenario:
+    elif args.scenario and not (args.board or args.photo or args.camera):
         scenario = load_scenario(args.scenario, len(players), seed=args.seed)
         rules = scenario.rules
-        has_source = args.board or args.photo or args.camera
-        board = (
-            read_table_board(args, photo_map(args.scenario, len(players)))
-            if has_source
-            else scenario.board
-        )
+        board = scenario.board
     else:
-        board = read_table_board(args)
-        if board.warnings:
-            for w in board.warnings:
-                print(f"board: {w}", file=sys.stderr)
-        if board.robber is None:
-            deserts = [h for h, t in board.tiles.items() if t.terrain == Terrain.DESERT]
-            if not deserts:
-                raise ValueError("the board has no robber and no desert to start it on")
-            board.robber = deserts[0]
-        check_setup(board, len(players), args.accept_setup)
+        known = photo_map(args.scenario, len(players)) if args.scenario and not args.board else None
+        board = read_table_board(args, known)
+        for w in board.warnings:
+            print(f"board: {w}", file=sys.stderr)
+        starts: tuple[Hex | None, Hex | None] = (None, None)
+        game_pirate = False
+        if args.scenario:
+            scenario = load_scenario(args.scenario, len(players), seed=args.seed)
+            rules = scenario.rules
+            game_pirate = scenario.board.pirate is not None
+            # A start given by coordinates holds in the map's own hexes: a board file's, or a
+            # photo read in its map's (not one read blind).
+            in_map_hexes = known is not None or args.board is not None
+            starts = start_hexes(args.scenario, len(players), board, in_map_hexes)
+        for note in start_figures(board, starts, game_pirate):
+            print(f"board: {note}", file=sys.stderr)
+        check_setup(board, len(players), args.accept_setup, args.scenario)
     jgame = open_or_create(journal, board, players, args.seed, rules)
     host = TableHost(
         jgame,

@@ -3,14 +3,17 @@
 import json
 import signal
 import urllib.request
+from dataclasses import replace
 
 import pytest
 from demo_process import DEADLINE, start_companion
 
-from companion.board import Board, hex_neighbours
+from companion.board import Board, Terrain, hex_neighbours
 from companion.cli import main
+from companion.commands.run import check_setup, start_figures
 from companion.journal import JournaledGame
 from companion.layouts import random_board
+from companion.scenario import list_scenarios, load_scenario, player_counts, start_hexes
 
 
 def test_players_are_checked(capsys):
@@ -160,3 +163,95 @@ def test_a_photo_board_with_harbours_left_unread_passes_the_setup_check() -> Non
     check_setup(partial, 4, accept=False)
     with pytest.raises(ValueError, match="setup check found"):
         check_setup(replace(partial, warnings=[]), 4, accept=False)
+
+
+def test_a_scenario_names_its_figures_start_on_any_laying_of_its_map():
+    # On the scenario's own set-up, wherever its random parts fell; standard-board scenarios
+    # name none (their robber starts on the desert).
+    for name in list_scenarios():
+        for players in player_counts(name):
+            board = load_scenario(name, players, seed=4).board
+            starts = start_hexes(name, players, board, in_map_hexes=True)
+            if board.kind in ("base", "5-6"):
+                assert starts == (None, None)
+            else:
+                assert starts == (board.robber, board.pirate), (name, players)
+
+
+def test_a_map_read_blind_trusts_only_starts_that_name_one_hex():
+    # Read blind, the hexes are the reader's: Four Islands' pirate start (by coordinates) and
+    # Through the Desert's (the first sea hex) say nothing; the one 12 is the same hex.
+    board = load_scenario("four-islands", 4, seed=1).board
+    robber, pirate = start_hexes("four-islands", 4, board, in_map_hexes=False)
+    assert robber == board.robber and board.tiles[robber].number == 12
+    assert pirate is None
+    desert = load_scenario("through-the-desert", 4, seed=1).board
+    assert start_hexes("through-the-desert", 4, desert, in_map_hexes=False)[1] is None
+
+
+def test_figures_the_camera_missed_start_where_the_rules_put_them():
+    board = load_scenario("four-islands", 3, seed=2).board
+    robber, pirate = board.robber, board.pirate
+    seen = replace(board, robber=None, pirate=None)
+    notes = start_figures(seen, (robber, pirate), pirate=True)
+    assert (seen.robber, seen.pirate) == (robber, pirate)
+    assert notes == [
+        f"the robber was not seen: it starts on {robber}, as the scenario says",
+        f"the pirate was not seen: it starts on {pirate}, as the scenario says",
+    ]
+    # Seen, they stay where the camera saw them.
+    moved = replace(
+        board, pirate=next(h for h, t in board.tiles.items() if t.terrain == Terrain.SEA)
+    )
+    assert start_figures(moved, (robber, pirate), pirate=True) == []
+    assert moved.pirate != pirate
+
+
+def test_a_figure_missed_with_no_known_start_is_refused_not_dropped():
+    board = load_scenario("new-world", 4, seed=1).board
+    with pytest.raises(ValueError, match="the pirate is not in view .* show it to the camera"):
+        start_figures(replace(board, pirate=None), (board.robber, None), pirate=True)
+    with pytest.raises(ValueError, match="the robber is not in view"):
+        start_figures(replace(board, robber=None), (None, board.pirate), pirate=True)
+    # A game without a pirate needs none.
+    assert start_figures(replace(board, pirate=None), (board.robber, None), pirate=False) == []
+
+
+def test_a_scenario_board_is_held_to_its_own_set_up(tmp_path, capsys):
+    board = load_scenario("four-islands", 3, seed=2).board
+    check_setup(board, 3, accept=False, scenario="four-islands")
+    land = next(h for h, t in board.tiles.items() if t.number is not None)
+    chipless = replace(board, tiles={**board.tiles, land: replace(board.tiles[land], number=None)})
+    with pytest.raises(ValueError, match="setup check found"):
+        check_setup(chipless, 3, accept=False, scenario="four-islands")
+    assert "SEA-CHIP-ON-LAND" in capsys.readouterr().err
+    check_setup(chipless, 3, accept=True, scenario="four-islands")
+
+
+def test_a_scenario_photo_without_its_pirate_starts_the_game_with_it(tmp_path):
+    import cv2
+
+    from vision.synth.render import Conditions, render_board
+
+    known = load_scenario("four-islands", 3, seed=2).board
+    shot = render_board(
+        replace(known, pirate=None),
+        width=1200,
+        height=900,
+        rng=5,
+        conditions=Conditions(chip_style="plain", tilt_deg=10),
+    )
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), shot.image)
+    journal = tmp_path / "j.sqlite"
+    args = ["run", "--scenario", "four-islands", "--players", "red,blue,white"]
+    proc, url = start_companion(
+        *args, "--photo", str(photo), "--port", "0", "--journal", str(journal)
+    )
+    try:
+        with urllib.request.urlopen(url + "api/board", timeout=DEADLINE) as r:
+            board = json.load(r)["board"]
+        assert board["pirate"] == {"q": known.pirate[0], "r": known.pirate[1]}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE) == 0
