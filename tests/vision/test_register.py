@@ -281,6 +281,25 @@ def test_a_table_inside_the_seas_colour_box_is_told_from_the_sea(index: int, kin
     assert _max_centre_error(r, reg.homography, reg.hexes) < 0.3
 
 
+def test_specks_of_a_blue_grey_table_on_the_lattice_do_not_make_the_table_sea() -> None:
+    # bench vision's seed 33 render 92: a Seafarers map on a grey-blue table that passes the
+    # hue test; the lattice took two specks of the table just off the map's sea as chips,
+    # and the table sampled all round them widened the sea's learned colour until its box
+    # held the table: every cell round every frame was open sea, and the map was laid one
+    # cell off (1.79 hex radii, ambiguous).
+    from vision.bench import hard_render
+    from vision.register import board_sea_mask, find_lattice
+
+    board, _, r = hard_render(33, 92)
+    lat = find_lattice(r.image)
+    sea = board_sea_mask(lat.small, lat.h_lat, lat.chip_cells)
+    assert sea[:40].mean() < 0.1  # the table along the top
+    reg = register(r.image)
+    assert reg.kind == "seafarers"
+    assert not reg.ambiguous
+    assert _max_centre_error(r, reg.homography, reg.hexes) < 0.3
+
+
 def test_a_coarser_lattice_of_big_blobs_gives_way_to_the_chips_own() -> None:
     # bench vision's seed 0 render 151: a 5-6 board 45 degrees off vertical whose two deserts
     # and chips merged with light art are big discs on a lattice twice as coarse; by area
