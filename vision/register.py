@@ -13,7 +13,9 @@ Method
    (each within a fifth of a hex spacing of a lattice point, with a consistent disc size) wins,
    and is refined to a homography by iterated least squares on its inliers (grow-and-refit, so
    perspective up to 45 degrees is absorbed gradually), then grown ring by ring, each cell
-   predicted from its taken neighbours (the far rows of a steeper view). Pieces, the robber,
+   predicted from its taken neighbours (the far rows of a steeper view); a lattice twice as
+   fine whose chips all lie on one coset of a sublattice gives way to that sublattice when
+   they are rounder on it (:func:`_coarser`). Pieces, the robber,
    a hand or a missing chip only remove candidates; they cannot move the lattice. Groups of
    chips reached across a gap (other islands) are laid again where one homography explains
    them best. Empty land cells are then searched again with an opening of the chips' size (a
