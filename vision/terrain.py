@@ -82,6 +82,10 @@ _CLIP = 0.95
 # varies, and so does the light estimate's error): where a channel clips, brightness moves
 # the hue, not only the lightness.
 _CLIPPED_LIGHT = 1.15
+# How far (natural log of B/G and of R/G) a chip's paper may be off the board's median chip
+# paper: the renderer's papers and a lamp's fall-off stay within 0.37 (bench vision seed 0,
+# 140 renders, 1,461 chips), boards-dev's within 0.13; a disc of sea is 0.6 and more off.
+_PAPER_HUE = 0.5
 # Fewest chips from which the light over the board is read.
 _MIN_CHIPS = 5
 # Fewest sea hexes registration must find for their colour to be this board's sea.
@@ -213,6 +217,12 @@ def chip_paper(
     """Grey level (0..255, the mean of B, G, R) of each hex's chip paper: the median of the
     lighter half of its disc (the paper, not the ink printed on it); NaN without a chip.
 
+    A disc whose paper is not the colour of the board's chip paper (its blue or red against
+    its green off the median chip's by more than :data:`_PAPER_HUE`) is no chip: a blob of
+    sea or a hand that registration took for one. Its grey would be read as a deep shadow
+    (bench vision seed 37, render 74: a sea hex "lit" 0.57 read as mountains), so it is NaN:
+    the hex takes its neighbours' light.
+
     Args:
         top: rectified top view, BGR uint8 (H, W, 3).
         hexes: the hexes, in the order of the result.
@@ -222,6 +232,7 @@ def chip_paper(
         float64 (N,).
     """
     paper = np.full(len(hexes), np.nan)
+    colour = np.full((len(hexes), 3), np.nan)
     h, w = top.shape[:2]
     for i, hx in enumerate(hexes):
         disc = discs.get(hx)
@@ -232,11 +243,21 @@ def chip_paper(
         y0, y1 = max(0, int(y - r)), min(h, int(y + r) + 1)
         yy, xx = np.mgrid[y0:y1, x0:x1]
         inside = (xx - x) ** 2 + (yy - y) ** 2 <= (0.75 * r) ** 2
-        # Grey levels of the chip's window only (the whole view's would cost 50 times more).
-        values = top[y0:y1, x0:x1].astype(np.float32).mean(axis=2)[inside]
-        if len(values) < 10:
+        # The chip's window only (the whole view's would cost 50 times more).
+        pixels = top[y0:y1, x0:x1].astype(np.float32)[inside]
+        if len(pixels) < 10:
             continue
-        paper[i] = float(np.median(values[values >= np.median(values)]))
+        grey = pixels.mean(axis=1)
+        lighter = grey >= np.median(grey)
+        paper[i] = float(np.median(grey[lighter]))
+        colour[i] = np.median(pixels[lighter], axis=0)
+    seen = np.isfinite(colour[:, 0])
+    if seen.sum() >= _MIN_CHIPS:
+        # Light's brightness and shadows leave these ratios alone; a lamp's colour moves
+        # every chip alike.
+        hue = np.log((colour[seen][:, [0, 2]] + 1.0) / (colour[seen][:, [1]] + 1.0))
+        off = np.abs(hue - np.median(hue, axis=0)).max(axis=1) > _PAPER_HUE
+        paper[np.nonzero(seen)[0][off]] = np.nan
     return paper
 
 

@@ -356,3 +356,15 @@ def test_gold_and_fields_under_a_glare_or_a_clipping_lamp(
         read = board.tiles[aligned(h)]
         right = read.terrain == truth.tiles[h].terrain
         assert right if sure else right or (read.confidence or 0.0) < CERTAIN
+
+
+def test_sea_holding_a_false_chip_disc_is_read_as_sea() -> None:
+    # Bench vision's seed 37, render 74: registration found a chip disc on open sea; its blue
+    # "paper" said the hex lay in a deep shadow, and lit up by it the sea read as mountains.
+    from vision.bench import hard_render
+
+    truth, _, render = hard_render(37, 74)
+    board = read_board(render.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert board.tiles[aligned((0, 0))].terrain == Terrain.SEA
+    assert score.terrain_right == score.terrain_total

@@ -124,6 +124,27 @@ def test_chip_light_is_each_chips_paper_against_the_boards() -> None:
     assert light[6] == pytest.approx((light[2] + light[5]) / 2)
 
 
+def test_a_disc_of_sea_taken_for_a_chip_gives_its_hex_no_light() -> None:
+    # bench vision seed 37, render 74: registration found a "chip" on open sea; its blue,
+    # read as paper, said the hex lay in a deep shadow (light 0.57).
+    import cv2
+
+    px = 30.0
+    hexes = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (3, 0)]
+    top = np.full((200, 320, 3), (60, 150, 90), np.uint8)
+    discs = {}
+    for h in hexes:
+        cx, cy = hex_center(h)
+        x, y = cx * px + 60, cy * px + 60
+        paper = (190, 103, 38) if h == (3, 0) else (200, 225, 235)  # the last one is sea
+        cv2.circle(top, (int(x), int(y)), 10, paper, -1)
+        discs[h] = (x, y, 10.0)
+    papers = chip_paper(top, hexes, discs)
+    assert np.isnan(papers[6])
+    assert np.isfinite(papers[:6]).all()
+    assert chip_light(papers, hexes)[6] == pytest.approx(1.0)
+
+
 def test_sea_hexes_stay_sea_and_out_of_the_counts() -> None:
     feats, truth = _base_features(np.random.default_rng(4))
     sea_feat = np.array([PROTOTYPES[Terrain.SEA][0]])
