@@ -358,6 +358,21 @@ def test_gold_and_fields_under_a_glare_or_a_clipping_lamp(
         assert right if sure else right or (read.confidence or 0.0) < CERTAIN
 
 
+def test_the_desert_moves_on_until_it_lands_where_no_chip_is_read() -> None:
+    # Bench vision's seed 0, render 57: a shadow's edge across the desert (the robber on its
+    # ring) makes it look as busy as fields, and the counts put the desert on a fields hex;
+    # each chip read there forbade it, and the desert moved on from the 6 to the 4 to the 8,
+    # where three rounds left it. The rounds go on while they forbid a hex more.
+    from vision.bench import hard_render
+
+    truth, _, render = hard_render(0, 57)
+    board = read_board(render.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    desert = next(h for h, t in truth.tiles.items() if t.terrain == Terrain.DESERT)
+    assert board.tiles[aligned(desert)].terrain == Terrain.DESERT
+    assert score.terrain_right == score.terrain_total
+
+
 def test_sea_holding_a_false_chip_disc_is_read_as_sea() -> None:
     # Bench vision's seed 37, render 74: registration found a chip disc on open sea; its blue
     # "paper" said the hex lay in a deep shadow, and lit up by it the sea read as mountains.
