@@ -86,6 +86,10 @@ _CLIPPED_LIGHT = 1.15
 # paper: the renderer's papers and a lamp's fall-off stay within 0.37 (bench vision seed 0,
 # 140 renders, 1,461 chips), boards-dev's within 0.13; a disc of sea is 0.6 and more off.
 _PAPER_HUE = 0.5
+# Cost (a log-likelihood) of reading a bright chip's hex as under a glare rather than as lit
+# more: a lamp's fall-off brightens many chips, a glare spot few. Without it the glare's
+# freedom read three fields hexes of seed 0 gold (0.54-0.57); 1.0 to 2.0 read the same.
+_GLARE_PRIOR = 1.0
 # Fewest chips from which the light over the board is read.
 _MIN_CHIPS = 5
 # Fewest sea hexes registration must find for their colour to be this board's sea.
@@ -377,7 +381,8 @@ def classify_terrain(
             paper) to chip and art alike instead of multiplying the light, and washes a
             gold hex out to a fields hex's colour. Such a hex is read both ways, each terrain
             costing what the likelier of the two explanations leaves, so that a hex the two
-            read differently is not read surely.
+            read differently is not read surely; without counts it is also read so (the
+            glare's explanation at the cost :data:`_GLARE_PRIOR`), under counts not.
 
     Returns:
         One :class:`TerrainReading` per hex, in order.
@@ -553,8 +558,9 @@ def _read(
     board's own print).
 
     ``looks`` (see :func:`_looks`): the first, the hexes as their chips' light explains
-    them, is read; the others (a glare) only give the ``doubt`` costs: each terrain's least
-    cost over every look, from which the confidence is judged.
+    them, is read; the others (a glare) are read too where there are no counts, and under
+    counts only give the ``doubt`` costs: each terrain's least cost over every look, from
+    which the confidence is judged.
     """
     terrains = list(terrains)
     land_idx = np.nonzero(~is_sea)[0]
@@ -573,7 +579,14 @@ def _read(
             np.column_stack([stock, (((look.features - own_sea) / _SCALE) ** 2).sum(axis=1)])
             for stock, look in zip(stocks, looks, strict=True)
         ]
-    raw = _barren_forbidden(stocks[0], terrains, chipped)
+    # Without counts a hex's reading is its own: a hex whose chip is brighter than the
+    # board's takes the likelier of the explanations, light or glare, the glare's at a
+    # prior's cost (seed 0, render 263: a glared fields hex, lit 1.39 by its chip, read as
+    # desert). Under counts the glare's freedom let a base board's desert and hills hexes
+    # swap (seed 37, render 21): there it only judges the confidence.
+    readers = len(looks) if slots is None else 1
+    prior = np.array([0.0, *[_GLARE_PRIOR] * (readers - 1)])[:, None, None]
+    raw = _barren_forbidden(np.min(np.array(stocks[:readers]) + prior, axis=0), terrains, chipped)
     costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)
     assigned = _assign(raw, costs, land_idx, slots)
     if slots is None:
@@ -586,7 +599,11 @@ def _read(
     for _ in range(_ROUNDS if slots is None else 0):
         printed = True
         explained = raw < _OUTLIER
-        raw = _board_costs(looks[0], stocks[0], terrains, assigned, seen, explained)
+        own = [
+            _board_costs(look, stock, terrains, assigned, seen, explained)
+            for look, stock in zip(looks[:readers], stocks[:readers], strict=True)
+        ]
+        raw = np.min(np.array(own) + prior, axis=0)
         raw = _barren_forbidden(raw, terrains, chipped)
         costs = _barren_forbidden(_saturated(raw, is_hidden), terrains, chipped)
         again = _assign(raw, costs, land_idx, slots)

@@ -336,7 +336,7 @@ def test_a_chip_read_where_registration_found_no_disc_does_not_move_the_desert()
 
 @pytest.mark.parametrize(
     ("index", "hexes", "sure"),
-    [(251, [(1, -2)], False), (263, [(0, 0)], True), (149, [(-3, 3)], True)],
+    [(251, [(1, -2)], False), (263, [(0, 0), (-1, 0)], True), (149, [(-3, 3)], True)],
 )
 def test_gold_and_fields_under_a_glare_or_a_clipping_lamp(
     index: int, hexes: list[tuple[int, int]], sure: bool
@@ -346,7 +346,8 @@ def test_gold_and_fields_under_a_glare_or_a_clipping_lamp(
     # glare, read as more light, and the hex as fields with confidence 0.94: it must be read
     # gold or not surely. 263 and 149: the light's normalisation clipped the red of a gold
     # and a fields hex, which the stock prototypes, unclipped, did not match (gold read
-    # fields, fields read gold, at 0.50): read right now.
+    # fields, fields read gold, at 0.50): read right now. 263's fields hex (-1, 0) under a
+    # glare, lit 1.39 by its chip, read desert until the glare's explanation was read too.
     from vision.bench import hard_render
 
     truth, _, r = hard_render(0, index)

@@ -304,3 +304,22 @@ def test_gold_under_a_lamp_that_clips_its_red_and_the_chips_is_read_gold() -> No
     out = classify_terrain(feats, kind="seafarers", sea=sea, light=np.ones(len(truth)))
     assert [r.terrain for r in out] == truth
     assert all(out[i].confidence >= 0.9 for i in gold)
+
+
+def test_a_glared_hex_of_a_map_read_freely_is_read_as_the_glare_explains_it() -> None:
+    # A glare spot adds white to a fields hex and to its chip alike (bench vision seed 0,
+    # render 263): divided by the chip's light, as if the lamp were brighter there, the
+    # washed-out fields looked like desert. Without counts the glare's explanation reads it
+    # where it explains the hex better, by more than its prior, than more light does.
+    feats, truth = _seafarers_features(np.random.default_rng(5))
+    paper = 0.5  # a dim room: the board's chips at half of white, nothing clips
+    field = truth.index(Terrain.FIELDS)
+    white = 0.15
+    bgr = lab_to_bgr(feats[:, :3]) * 0.6
+    bgr[field] += white
+    feats[:, :3] = bgr_to_lab(bgr)
+    light = np.ones(len(truth))
+    light[field] = 1.0 + white / paper
+    sea = np.array([t == Terrain.SEA for t in truth])
+    out = classify_terrain(feats, kind="seafarers", sea=sea, light=light, paper=paper)
+    assert [r.terrain for r in out] == truth
