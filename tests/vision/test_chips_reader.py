@@ -439,3 +439,21 @@ def test_faint_print_is_read_at_a_lower_ink_level(value: int, style: str) -> Non
 def test_print_too_faint_for_either_level_stays_unread() -> None:
     reading = read_chip(_faint(5, "dots", 0.1))
     assert reading.value is None and not any(reading.scores.values())
+
+
+@pytest.mark.parametrize(
+    ("value", "rotation", "side_deg"), [(3, 0.0, 90.0), (4, 0.0, 0.0), (3, 90.0, 0.0)]
+)
+def test_a_numeral_is_read_though_a_disc_found_off_centre_takes_in_the_table(
+    value: int, rotation: float, side_deg: float
+) -> None:
+    # A disc a quarter radius off the chip's centre: the numeral reaches its edge on one
+    # side, and on the other the chip's rim and the table lie inside it, a glyph-sized blob
+    # at the edge that may be a digit cut away (``cut``). The reading of the print kept at
+    # the edge (or at the faint level) keeps that doubt; it is not refused for it.
+    image = _on_table(value, "grey", rotation)
+    c = (image.shape[1] - 1) / 2.0
+    r = 0.5 * 120
+    a = math.radians(side_deg)
+    reading = read_chip(image, disc=(c + 0.25 * r * math.cos(a), c + 0.25 * r * math.sin(a), r))
+    assert reading.value == value, reading

@@ -399,3 +399,16 @@ def test_chips_read_surely_keep_their_mountains_from_the_desert() -> None:
         assert truth.tiles[h].terrain == Terrain.MOUNTAINS
         assert board.tiles[aligned(h)].number == truth.tiles[h].number
     assert score.chips_right == score.chips_total
+
+
+def test_a_big_ten_and_a_twelve_reaching_their_discs_edge_are_read() -> None:
+    # Bench vision's seed 13, render 66 (base): a serif 10 on a disc found off centre (the
+    # chip's own rim inside it was taken for a digit cut away, and its reading refused), and
+    # a 12 whose 1 the edge cuts (what is left reads 2; the 10's slot took it in the joint).
+    from vision.bench import hard_render
+
+    truth, _, render = hard_render(13, 66)
+    board = read_board(render.image, pieces=False)
+    _, aligned = best_alignment(truth.tiles, board.tiles)
+    for h in [(2, -2), (-1, 1)]:
+        assert board.tiles[aligned(h)].number == truth.tiles[h].number
