@@ -508,9 +508,11 @@ def read_chip(
     if reading.value is None:
         # Faint print (low contrast, blur, a hairline serif face) passes the ink level only
         # in part: a 2 shows its foot, a 4 no crossbar. An unread chip is read once more at
-        # a lower level, and that reading wins on the same terms.
+        # a lower level, and that reading wins when it reads a value, is more confident and
+        # nothing is cut away at the edge (accepting it with a cut, as the print kept at the
+        # edge is, read a Seafarers 2 as 9 at 0.70 and gained nothing: docs/vision-chips.md).
         other = analyse_chip(image, disc, faint=True)
-        if other is not None:
+        if other is not None and not other.cut:
             alternative = _read_analysis(other, model)
             if alternative.value is not None and alternative.confidence > reading.confidence:
                 return alternative
