@@ -118,6 +118,35 @@ class Scenario:
     source: Path
     #: the set-up rules (RULES.md §7) the board obeys, for the checker
     setup: SetupSpec
+    #: where the layout starts the robber and the pirate, as the file names them (a hex's
+    #: coordinates, or a terrain and/or chip value); None for a figure it does not place
+    starts: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] = (None, None)
+
+    def start_hexes(self, board: Board, in_map_hexes: bool) -> tuple[Hex | None, Hex | None]:
+        """Where this scenario's robber and pirate start on ``board``, a table's own laying
+        of its map (read from a photo, say): the hex the layout names, or the first hex of
+        the terrain and chip it names. ``in_map_hexes``: the board is in the map's own hexes,
+        so a start given by its coordinates holds (a map read blind is not). None for a
+        figure the scenario does not place, or whose start the board does not show.
+
+        >>> scenario = load_scenario("new-shores", 4, seed=3)
+        >>> board = scenario.board
+        >>> scenario.start_hexes(board, True) == (board.robber, board.pirate)
+        True
+        """
+        starts: list[Hex | None] = []
+        for spec, land in zip(self.starts, (True, False), strict=True):
+            if spec is None:
+                starts.append(None)
+            elif "q" in spec:
+                h = (spec["q"], spec["r"])
+                starts.append(h if in_map_hexes and h in board.tiles else None)
+            else:
+                found = _matching(spec, board, land)
+                # "The first" such hex is the map's, in its own hexes; read blind, only one
+                # hex of the kind is the same hex whatever the reader's orientation.
+                starts.append(found[0] if found and (in_map_hexes or len(found) == 1) else None)
+        return starts[0], starts[1]
 
 
 def list_scenarios() -> list[str]:
@@ -214,39 +243,6 @@ def _layout(data: Mapping[str, Any], players: int) -> Mapping[str, Any]:
     return layout
 
 
-def start_hexes(
-    name_or_path: str | Path, players: int, board: Board, in_map_hexes: bool
-) -> tuple[Hex | None, Hex | None]:
-    """Where the scenario's robber and pirate start on ``board``, a table's own laying of its
-    map (read from a photo, say): the hex the layout names, or the first hex of the terrain
-    and chip it names. ``in_map_hexes``: the board is in the map's own hexes, so a start
-    given by its coordinates holds (a map read blind is not). None for a figure the
-    scenario does not use, or whose start the board does not show.
-
-    >>> board = load_scenario("new-shores", 4, seed=3).board
-    >>> start_hexes("new-shores", 4, board, True) == (board.robber, board.pirate)
-    True
-    """
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = SCENARIO_DIR / f"{name_or_path}.json"
-    layout = _layout(_read(path), players)
-    starts: list[Hex | None] = []
-    for what, land in (("robber", True), ("pirate", False)):
-        spec = layout.get(what)
-        if spec is None:
-            starts.append(None)
-        elif "q" in spec:
-            h = (spec["q"], spec["r"])
-            starts.append(h if in_map_hexes and h in board.tiles else None)
-        else:
-            found = _matching(spec, board, land)
-            # "The first" such hex is the map's, in its own hexes; read blind, only one hex
-            # of the kind is the same hex whatever the reader's orientation.
-            starts.append(found[0] if found and (in_map_hexes or len(found) == 1) else None)
-    return starts[0], starts[1]
-
-
 def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) -> Scenario:
     if data.get("format") != FORMAT:
         raise ScenarioError(f"format must be {FORMAT!r}")
@@ -294,6 +290,7 @@ def _build(data: Mapping[str, Any], players: int, seed: int | None, path: Path) 
         catan_chips=catan_chips,
         source=path,
         setup=spec,
+        starts=(layout.get("robber"), layout.get("pirate")),
     )
 
 
@@ -333,6 +330,7 @@ def _build_standard(
         catan_chips=int(layout.get("catan_chips", 0)),
         source=path,
         setup=spec,
+        starts=(layout.get("robber"), layout.get("pirate")),
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.board import Board, Hex, Terrain
 from companion.host import TableHost, open_or_create
-from companion.scenario import load_scenario, scenario_map, start_hexes
+from companion.scenario import load_scenario, scenario_map
 from web.server import host_page
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def start_figures(board: Board, starts: tuple[Hex | None, Hex | None], pirate: b
     notes saying where, for the players to put them there.
 
     ``starts``: the robber's and the pirate's start hexes on this board by the scenario's
-    set-up (:func:`companion.scenario.start_hexes`), None where not known. Without one, the
+    set-up (:meth:`companion.scenario.Scenario.start_hexes`), None where not known. Without one, the
     robber of the base game and 5-6 starts on a desert (RULES.md 1.3.6).
 
     >>> from companion.layouts import random_board
@@ -179,12 +179,16 @@ def run(args: argparse.Namespace) -> int:
         games = Path(user_data_dir("catan-companion")) / "games"
         games.mkdir(parents=True, exist_ok=True)
         journal = games / time.strftime("%Y-%m-%d-%H%M%S.sqlite")
-    rules = None
-    if journal.exists() and journal.stat().st_size > 0:
+    resume = journal.exists() and journal.stat().st_size > 0
+    scenario = (
+        load_scenario(args.scenario, len(players), seed=args.seed)
+        if args.scenario and not resume
+        else None
+    )
+    rules = scenario.rules if scenario is not None else None
+    if resume:
         board = None  # the journal has it
-    elif args.scenario and not (args.board or args.photo or args.camera):
-        scenario = load_scenario(args.scenario, len(players), seed=args.seed)
-        rules = scenario.rules
+    elif scenario is not None and not (args.board or args.photo or args.camera):
         board = scenario.board
     else:
         known = photo_map(args.scenario, len(players)) if args.scenario and not args.board else None
@@ -192,15 +196,11 @@ def run(args: argparse.Namespace) -> int:
         for w in board.warnings:
             print(f"board: {w}", file=sys.stderr)
         starts: tuple[Hex | None, Hex | None] = (None, None)
-        game_pirate = False
-        if args.scenario:
-            scenario = load_scenario(args.scenario, len(players), seed=args.seed)
-            rules = scenario.rules
-            game_pirate = scenario.board.pirate is not None
+        if scenario is not None:
             # A start given by coordinates holds in the map's own hexes: a board file's, or a
             # photo read in its map's (not one read blind).
-            in_map_hexes = known is not None or args.board is not None
-            starts = start_hexes(args.scenario, len(players), board, in_map_hexes)
+            starts = scenario.start_hexes(board, known is not None or args.board is not None)
+        game_pirate = scenario is not None and scenario.board.pirate is not None
         for note in start_figures(board, starts, game_pirate):
             print(f"board: {note}", file=sys.stderr)
         check_setup(board, len(players), args.accept_setup, args.scenario)

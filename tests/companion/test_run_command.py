@@ -13,7 +13,7 @@ from companion.cli import main
 from companion.commands.run import check_setup, start_figures
 from companion.journal import JournaledGame
 from companion.layouts import random_board
-from companion.scenario import list_scenarios, load_scenario, player_counts, start_hexes
+from companion.scenario import list_scenarios, load_scenario, player_counts
 
 
 def test_players_are_checked(capsys):
@@ -170,8 +170,9 @@ def test_a_scenario_names_its_figures_start_on_any_laying_of_its_map():
     # name none (their robber starts on the desert).
     for name in list_scenarios():
         for players in player_counts(name):
-            board = load_scenario(name, players, seed=4).board
-            starts = start_hexes(name, players, board, in_map_hexes=True)
+            scenario = load_scenario(name, players, seed=4)
+            board = scenario.board
+            starts = scenario.start_hexes(board, in_map_hexes=True)
             if board.kind in ("base", "5-6"):
                 assert starts == (None, None)
             else:
@@ -181,12 +182,13 @@ def test_a_scenario_names_its_figures_start_on_any_laying_of_its_map():
 def test_a_map_read_blind_trusts_only_starts_that_name_one_hex():
     # Read blind, the hexes are the reader's: Four Islands' pirate start (by coordinates) and
     # Through the Desert's (the first sea hex) say nothing; the one 12 is the same hex.
-    board = load_scenario("four-islands", 4, seed=1).board
-    robber, pirate = start_hexes("four-islands", 4, board, in_map_hexes=False)
+    islands = load_scenario("four-islands", 4, seed=1)
+    board = islands.board
+    robber, pirate = islands.start_hexes(board, in_map_hexes=False)
     assert robber == board.robber and board.tiles[robber].number == 12
     assert pirate is None
-    desert = load_scenario("through-the-desert", 4, seed=1).board
-    assert start_hexes("through-the-desert", 4, desert, in_map_hexes=False)[1] is None
+    desert = load_scenario("through-the-desert", 4, seed=1)
+    assert desert.start_hexes(desert.board, in_map_hexes=False)[1] is None
 
 
 def test_figures_the_camera_missed_start_where_the_rules_put_them():
