@@ -172,8 +172,13 @@ def load_scenario(name_or_path: str | Path, players: int, seed: int | None = Non
 
 def scenario_map(name: str, players: int) -> Board:
     """The map of scenario ``name`` (an id or a file) for ``players``, as the reader may rely
-    on it: its hexes, sea and terrain counts are the same for every set-up (which land hex
-    holds which terrain is not, and is read from the photo).
+    on it: its hexes, sea, terrain counts and number chips (as a multiset) are the same for
+    every set-up (which land hex holds which terrain or chip is not, and is read from the
+    photo). A scenario whose set-ups lay different sets of chips gets a map with no numbers:
+    its chips are then read one by one.
+
+    >>> sorted(scenario_map("four-islands", 4).chip_counts().items())[:3]
+    [(2, 1), (3, 2), (4, 3)]
 
     Raises:
         ValueError: an unknown scenario, or one whose set-up draws its sea at random.
@@ -184,6 +189,9 @@ def scenario_map(name: str, players: int) -> Board:
         raise ValueError(
             f"scenario {name!r} draws its sea at random: read the photo without --scenario"
         )
+    if maps[0].chip_counts() != maps[1].chip_counts():
+        tiles = {h: replace(t, number=None) for h, t in maps[0].tiles.items()}
+        return replace(maps[0], tiles=tiles)
     return maps[0]
 
 

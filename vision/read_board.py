@@ -248,8 +248,9 @@ def read_board(
             f"uncertain: {unseen} hex(es) covered or looking like no terrain (a hand, an object?)"
         )
 
+    chip_counts = map_chip_counts(known) if known is not None else CHIP_COUNTS.get(reg.kind)
     numbers, chip_conf, deduced = _read_chips(
-        image, top, plane_to_top, reg, terrain, read_discs, covered, warnings
+        image, top, plane_to_top, reg, terrain, read_discs, covered, warnings, chip_counts
     )
 
     tiles: dict[Hex, Tile] = {}
@@ -342,6 +343,23 @@ def map_counts(known: Board, warnings: list[str]) -> Counter[Terrain] | None:
         )
         return None
     return counts
+
+
+def map_chip_counts(known: Board) -> Counter[int] | None:
+    """The number chips of the map ``known``, the multiset its chips are read under, or None
+    when the map has none (a map whose chips differ from one set-up to the next carries no
+    numbers, see :func:`companion.scenario.scenario_map`).
+
+    A scenario's chips are its own (Seafarers and country maps share no standard set), and the
+    map knows them: read blind, such a board's chips are read one by one, with nothing to
+    deduce a hidden chip from.
+
+    >>> from companion.scenario import scenario_map
+    >>> map_chip_counts(scenario_map("four-islands", 4))[6]
+    2
+    """
+    counts = known.chip_counts()
+    return counts if counts else None
 
 
 def _figures(
@@ -665,6 +683,7 @@ def _read_chips(
     discs: dict[Hex, tuple[float, float, float]],
     covered: np.ndarray | None,
     warnings: list[str],
+    expected: Counter[int] | None,
 ) -> tuple[dict[Hex, int | None], dict[Hex, float], set[Hex]]:
     """Crop every chip from the top view and read them, jointly when the counts are known:
     each chip's number and confidence, and the chips whose number was deduced, not read.
@@ -674,7 +693,8 @@ def _read_chips(
     numeral (a 12 whose 1 is hidden reads 2), and its confident wrong reading would push a
     clear chip off its value in the joint reading. On boards whose counts are known it gets
     the value every laying of the chips the others leave over agrees on, if any (see
-    :func:`_fill_from_counts`).
+    :func:`_fill_from_counts`). ``expected`` is the board's chip counts (:data:`CHIP_COUNTS`
+    of its kind, or a known map's, :func:`map_chip_counts`); None reads each chip alone.
     """
     no_reader = _chip_reader_missing()
     if no_reader is not None:
@@ -703,7 +723,6 @@ def _read_chips(
             reading = ChipReading.unread()
         red.append(ink)
         readings.append(reading)
-    expected = CHIP_COUNTS.get(reg.kind)
     deduced: set[Hex] = set()
     if expected is not None and readings:
         readings = [_ink_consistent(r) for r in readings]

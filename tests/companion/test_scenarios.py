@@ -84,6 +84,29 @@ def test_every_packaged_scenario_is_played_to_its_end(name, players):
     assert recount == game.victory_points(winner)
 
 
+def test_a_scenario_map_keeps_its_chips_only_when_every_set_up_lays_the_same(monkeypatch):
+    # The photo reader deduces a hidden chip from the map's chips: a scenario whose set-ups
+    # lay different chips must not give it one set-up's as if they were the map's.
+    import companion.scenario as scenario
+
+    assert scenario.scenario_map("new-shores", 4).chip_counts() == (
+        scenario.load_scenario("new-shores", 4, seed=7).board.chip_counts()
+    )
+    real = scenario.load_scenario
+
+    def one_chip_off(name, players, seed=0):
+        s = real(name, players, seed=0)
+        if seed:
+            h = next(h for h, t in s.board.tiles.items() if t.number == 5)
+            s.board.tiles[h] = replace(s.board.tiles[h], number=4)
+        return s
+
+    monkeypatch.setattr(scenario, "load_scenario", one_chip_off)
+    bare = scenario.scenario_map("new-shores", 4)
+    assert not bare.chip_counts()
+    assert bare.terrain_counts() == real("new-shores", 4, seed=0).board.terrain_counts()
+
+
 def test_an_unknown_scenario_names_the_known_ones():
     with pytest.raises(ScenarioError, match="new-shores"):
         load_scenario("atlantis", 4)

@@ -12,7 +12,7 @@ from chip_boards import base_chip_board
 
 from companion.board import Hex
 from vision.chips import read_chip
-from vision.read_board import chip_disc, photo_chip_crop
+from vision.read_board import CHIP_COUNTS, chip_disc, photo_chip_crop
 from vision.synth.chip_art import render_chip
 
 # Top-view pixels per hex radius in these tests, and the chip radius there.
@@ -160,7 +160,7 @@ def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts()
     top, plane_to_top, discs, covered = _board_top_view(values, hidden)
     warnings: list[str] = []
     numbers, conf, deduced = _read_chips(
-        None, top, plane_to_top, reg, terrain, discs, covered, warnings
+        None, top, plane_to_top, reg, terrain, discs, covered, warnings, CHIP_COUNTS["base"]
     )
     # Every chip a hand leaves clear is read; the hidden one is not, and its number is only
     # what the counts leave over, never with a certain board's confidence.
@@ -175,7 +175,9 @@ def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts()
     other = next(h for h in land if values[h] == 3)
     x, y, r = discs[other]
     covered2[int(y - r) : int(y + r), int(x - r) : int(x + r)] = True
-    numbers, _, deduced = _read_chips(None, top, plane_to_top, reg, terrain, discs, covered2, [])
+    numbers, _, deduced = _read_chips(
+        None, top, plane_to_top, reg, terrain, discs, covered2, [], CHIP_COUNTS["base"]
+    )
     assert numbers[hidden] is None and numbers[other] is None and not deduced
 
 
@@ -213,7 +215,15 @@ def _under_two_hands(half: int, other: int, right: float) -> _TwoHands:
     covered = covered | _paint_hand(top, discs[board.where(other)], right)
     warnings: list[str] = []
     numbers, conf, deduced = _read_chips(
-        None, top, plane_to_top, board.reg, board.terrain, discs, covered, warnings
+        None,
+        top,
+        plane_to_top,
+        board.reg,
+        board.terrain,
+        discs,
+        covered,
+        warnings,
+        CHIP_COUNTS["base"],
     )
     return _TwoHands(board, top, plane_to_top, discs, covered, numbers, conf, deduced, warnings)
 
@@ -239,7 +249,7 @@ def test_hidden_chips_are_told_apart_by_red_ink_in_the_deduction() -> None:
     three = next(h for h, v in values.items() if v == 3)
     hand3 = _paint_hand(top, discs[three], 0.25)
     numbers, conf, deduced = _read_chips(
-        None, top, hands.plane_to_top, reg, terrain, discs, covered | hand3, []
+        None, top, hands.plane_to_top, reg, terrain, discs, covered | hand3, [], CHIP_COUNTS["base"]
     )
     assert (numbers[hidden], numbers[six], numbers[three]) == (None, 6, None)
     assert deduced == {six} and conf[hidden] == conf[three] == 0.0
@@ -298,7 +308,15 @@ def test_red_ink_narrows_a_clear_chip_left_unread_too(monkeypatch: pytest.Monkey
     monkeypatch.setattr(rb, "_read_disc", lambda *args: reading_of(next(order)))
     discs = {h: (0.0, 0.0, 10.0) for h in board.hexes}
     numbers, conf, deduced = rb._read_chips(
-        None, np.zeros((8, 8, 3), np.uint8), np.eye(3), board.reg, board.terrain, discs, None, []
+        None,
+        np.zeros((8, 8, 3), np.uint8),
+        np.eye(3),
+        board.reg,
+        board.terrain,
+        discs,
+        None,
+        [],
+        CHIP_COUNTS["base"],
     )
     assert numbers == board.values
     assert deduced == {six, three} and conf[six] == conf[three] == 0.5

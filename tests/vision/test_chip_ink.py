@@ -7,7 +7,7 @@ import pytest
 from chip_boards import base_chip_board
 
 from vision.chips import CHIP_VALUES, ChipReading
-from vision.read_board import _read_chips
+from vision.read_board import CHIP_COUNTS, _read_chips
 
 
 def _reading(scores: dict[int, float], red: bool) -> ChipReading:
@@ -35,7 +35,9 @@ def test_a_glyph_against_its_ink_does_not_take_the_other_colours_slot(
         "vision.read_board._read_disc", lambda image, top, t2i, disc, covered: by_disc[disc]
     )
     top = np.zeros((8, 8, 3), np.uint8)
-    numbers, conf, _ = _read_chips(None, top, np.eye(3), board.reg, board.terrain, discs, None, [])
+    numbers, conf, _ = _read_chips(
+        None, top, np.eye(3), board.reg, board.terrain, discs, None, [], CHIP_COUNTS["base"]
+    )
     assert numbers == values
     # Neither is sure: each was read on little evidence.
     assert conf[nine] < 0.9 and conf[six] < 0.9

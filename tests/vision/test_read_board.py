@@ -251,6 +251,33 @@ def test_a_known_map_is_read_in_its_own_hexes_with_its_sea_and_counts() -> None:
     assert score.terrain_right == score.terrain_total == len(known.tiles)
 
 
+def test_a_known_maps_hidden_chip_is_deduced_from_the_maps_own_chips() -> None:
+    # Four Islands has no standard chip set: read blind, a chip under a hand is lost. Its
+    # map knows the chips the set-up lays, and the one they leave over is the hidden one's,
+    # given at the deduction's confidence (never a certain board's).
+    from companion.board import hex_center
+    from companion.scenario import load_scenario, scenario_map
+
+    board = load_scenario("four-islands", 4, seed=3).board
+    shot = render_board(
+        board, width=1280, height=960, rng=3, conditions=replace(CLEAN, tilt_deg=10)
+    )
+    eleven = min(h for h, t in board.tiles.items() if t.number == 11)
+    angles = np.linspace(0.0, 2.0 * np.pi, 40)
+    disc = np.array(hex_center(eleven)) + 0.55 * np.column_stack([np.cos(angles), np.sin(angles)])
+    hand = cv2.perspectiveTransform(disc[None], shot.homography)[0]
+    image = shot.image.copy()
+    cv2.fillPoly(image, [np.round(hand).astype(np.int32)], (150, 170, 220), cv2.LINE_AA)
+
+    read = read_board(image, known=scenario_map("four-islands", 4), pieces=False)
+    assert read.tiles[eleven].number == 11 and read.tiles[eleven].confidence == 0.5
+    assert "uncertain: 1 chip(s) not read, their number deduced from the chip counts" in (
+        read.warnings
+    )
+    score = score_board(board.tiles, read.tiles)
+    assert score.chips_right == score.chips_total
+
+
 def test_a_map_with_face_down_hexes_is_read_without_its_counts() -> None:
     from companion.scenario import load_scenario
     from vision.read_board import map_counts
