@@ -1,6 +1,6 @@
 """``catan-companion bench vision [--json] [--renders N]``: board reading accuracy and speed.
 
-Four measurements, each printed with the command line that produced it:
+Five measurements, each printed with the command line that produced it:
 
 1. **Synthetic renders** (``--renders`` N, default 300): boards of every kind (base, 5-6,
    Seafarers-like, in turn) rendered under random hard conditions (tilt up to 45 degrees,
@@ -11,7 +11,12 @@ Four measurements, each printed with the command line that produced it:
 3. **boards-dev** real photos: terrain and chip accuracy of ``read_board`` against
    ``groundtruth.json`` under the 12 symmetries, per photo and overall, and whether the setup
    check reports layout E's adjacent red 6s.
-4. **Time** per ``read_board`` of a 1600x1200 photo and per 1600x1200 hard render, on one
+4. **Scenario maps** (``--scenario-maps`` N, default 0: not run): the packaged scenarios'
+   own maps (Seafarers, country maps), each set up by a seed of its own and rendered under
+   the same hard conditions, read with the map known as ``run --scenario`` reads them;
+   terrain and chips in the map's own hex names (no symmetry is given away: the game's
+   pieces are named in them), boards reported certain but wrong.
+5. **Time** per ``read_board`` of a 1600x1200 photo and per 1600x1200 hard render, on one
    core (OpenCV limited to one thread), median of several runs: wall time, and the process's
    CPU time (which a machine shared with other work does not inflate).
 
@@ -34,7 +39,15 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 
-from companion.board import Board, Harbor, Hex, base_frame, hex_center, rows_of
+from companion.board import (
+    SCENARIO_BOARD_KINDS,
+    Board,
+    Harbor,
+    Hex,
+    base_frame,
+    hex_center,
+    rows_of,
+)
 from vision.bench_chips import evaluate_chips
 from vision.read_board import is_certain, read_board
 from vision.register import circle_points, project
@@ -64,6 +77,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.0,
         help="share of the renders whose robber stands on a chip (default 0: beside it)",
+    )
+    parser.add_argument(
+        "--scenario-maps",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also read N renders of the packaged scenarios' maps with the map known, as run "
+        "--scenario does (default 0: not run)",
     )
     parser.add_argument(
         "--known-map",
@@ -182,6 +203,109 @@ def synthetic(
             k: v["terrain_right"] / v["hexes"] if v["hexes"] else None for k, v in per_kind.items()
         },
     }
+
+
+def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
+    """Read ``renders`` hard renders of the packaged scenarios' maps, each with its map known.
+
+    The Seafarers and country maps whose sea is fixed (:func:`companion.scenario.scenario_map`;
+    a map that draws its sea at random is read blind, as a base board is) and their player
+    counts are taken in turn; each render's set-up is drawn by a seed of its own (which land
+    hex holds which terrain and chip), and is read against the map of another set-up, as at
+    the table. A hex is right when the reading names it as the game does and gives it its
+    terrain; a chip when its number is the truth's. Pieces are not read (the maps carry none).
+    """
+    from companion.scenario import list_scenarios, load_scenario, player_counts, scenario_map
+
+    maps = []
+    for name in list_scenarios():
+        for players in player_counts(name):
+            try:
+                known = scenario_map(name, players)
+            except ValueError:
+                continue
+            if known.kind in SCENARIO_BOARD_KINDS:
+                maps.append((name, players, known))
+    tally = dict.fromkeys(
+        (
+            "hexes",
+            "terrain_right",
+            "hexes_hidden_by_hands",
+            "hexes_not_hidden_right",
+            "chips",
+            "chips_right",
+            "chips_hidden_by_hands",
+            "chips_not_hidden_right",
+            "chip_values_wrong",
+            "refused_as_no_board",
+            "reported_certain",
+            "wrong_but_certain",
+        ),
+        0,
+    )
+    per_map: dict[str, dict[str, int]] = {}
+    for i in range(renders):
+        name, players, known = maps[i % len(maps)]
+        rng = np.random.default_rng((seed, i))
+        truth = load_scenario(name, players, seed=int(rng.integers(1 << 31))).board
+        conditions = Conditions.random(rng)
+        render = render_board(truth, rng=rng, conditions=conditions)
+        hidden = hidden_by_hands(render, conditions.distortion)
+        chips_under = chips_hidden_by_hands(render, conditions.distortion)
+        own = per_map.setdefault(
+            f"{name} ({players})",
+            {"renders": 0, "terrain_right": 0, "hexes": 0, "chips_right": 0, "chips": 0},
+        )
+        own["renders"] += 1
+        chips = {h: t.number for h, t in truth.tiles.items() if t.number is not None}
+        tally["hexes"] += len(truth.tiles)
+        tally["chips"] += len(chips)
+        tally["hexes_hidden_by_hands"] += len(hidden)
+        tally["chips_hidden_by_hands"] += len(chips_under)
+        own["hexes"] += len(truth.tiles)
+        own["chips"] += len(chips)
+        try:
+            board = read_board(render.image, known=known, pieces=False)
+        except ValueError:
+            tally["refused_as_no_board"] += 1
+            continue
+        terrain_right = chips_right = 0
+        for h, tile in truth.tiles.items():
+            read = board.tiles.get(h)
+            right = read is not None and read.terrain == tile.terrain
+            terrain_right += right
+            tally["hexes_not_hidden_right"] += right and h not in hidden
+        for h, number in chips.items():
+            read = board.tiles.get(h)
+            got = None if read is None else read.number
+            chips_right += got == number
+            tally["chips_not_hidden_right"] += got == number and h not in chips_under
+            tally["chip_values_wrong"] += got is not None and got != number
+        tally["terrain_right"] += terrain_right
+        tally["chips_right"] += chips_right
+        own["terrain_right"] += terrain_right
+        own["chips_right"] += chips_right
+        if is_certain(board):
+            tally["reported_certain"] += 1
+            tally["wrong_but_certain"] += terrain_right < len(truth.tiles) or chips_right < len(
+                chips
+            )
+    visible = tally["hexes"] - tally["hexes_hidden_by_hands"]
+    clear = tally["chips"] - tally["chips_hidden_by_hands"]
+    return {
+        "renders": renders,
+        "seed": seed,
+        "terrain_accuracy": _share(tally["terrain_right"], tally["hexes"]),
+        "terrain_accuracy_of_hexes_not_hidden": _share(tally["hexes_not_hidden_right"], visible),
+        "chip_accuracy": _share(tally["chips_right"], tally["chips"]),
+        "chip_accuracy_of_chips_not_hidden": _share(tally["chips_not_hidden_right"], clear),
+        **tally,
+        "per_map": per_map,
+    }
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 _FIGURE_OUTCOMES = ("right", "unseen", "wrong")
@@ -442,6 +566,8 @@ def run(args: argparse.Namespace) -> int:
         command += f" --robber-on-chip {args.robber_on_chip}"
     if args.known_map:
         command += " --known-map"
+    if args.scenario_maps:
+        command += f" --scenario-maps {args.scenario_maps}"
     if datasets != DEFAULT_DATASETS:
         command += f" --datasets {datasets}"
     if args.json:
@@ -452,6 +578,12 @@ def run(args: argparse.Namespace) -> int:
         synthetic(args.renders, args.seed, args.robber_on_chip, args.known_map)
         if args.renders
         else None
+    )
+    if args.scenario_maps < 0:
+        raise ValueError(f"--scenario-maps must be >= 0, not {args.scenario_maps}")
+    log.info("reading %d renders of scenario maps...", args.scenario_maps)
+    result["scenario_maps"] = (
+        scenario_maps(args.scenario_maps, args.seed) if args.scenario_maps else None
     )
     log.info("reading coins-dev...")
     result["coins_dev"] = coins(datasets)
@@ -494,6 +626,23 @@ def run(args: argparse.Namespace) -> int:
         )
         hb = syn["harbours_on_boards_read_right"]
         print("  harbours (boards read right): " + ", ".join(f"{k} {v}" for k, v in hb.items()))
+    sm = result["scenario_maps"]
+    if sm:
+        print(
+            f"scenario maps, map known: {sm['renders']} renders, terrain "
+            f"{_pct(sm['terrain_accuracy'])} ({_pct(sm['terrain_accuracy_of_hexes_not_hidden'])} "
+            f"of the hexes no hand hides), chips {_pct(sm['chip_accuracy'])} "
+            f"({_pct(sm['chip_accuracy_of_chips_not_hidden'])} of the chips no hand half "
+            f"covers), {sm['chip_values_wrong']} chip values wrong, refused "
+            f"{sm['refused_as_no_board']}, certain {sm['reported_certain']} of which wrong "
+            f"{sm['wrong_but_certain']}"
+        )
+        for what, m in sm["per_map"].items():
+            print(
+                f"  {what}: {m['renders']} renders, terrain "
+                f"{_pct(_share(m['terrain_right'], m['hexes']))}, chips "
+                f"{_pct(_share(m['chips_right'], m['chips']))}"
+            )
     cd = result["coins_dev"]
     if cd:
         print(f"coins-dev read-chip: {_pct(cd.get('accuracy'))} of {cd.get('chips')} crops")

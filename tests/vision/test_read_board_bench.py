@@ -176,3 +176,51 @@ def test_a_wrong_figure_on_a_board_read_wrong_is_still_counted(
     syn = bench.synthetic(1, 0)
     assert syn["figures_on_boards_read_right"]["robber_wrong"] == 0  # not judged there
     assert syn["figures_wrong_on_any_board"] == {"robber": 1, "pirate": 0}
+
+
+def test_scenario_maps_are_read_with_their_own_map_and_scored_in_its_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each render is a set-up of its own of a scenario's map, read with the map known (not the
+    # set-up); a reading is scored in the map's own hex names, a certain wrong board counted.
+    from dataclasses import replace
+
+    from companion.board import Board, Terrain
+    from vision import bench
+    from vision.synth.render import Render
+
+    drawn: list[Board] = []
+    given: list[Board | None] = []
+    render_board = bench.render_board
+
+    def draw(board: Board, **kwargs: object) -> Render:
+        drawn.append(board)
+        return render_board(board, width=320, height=240, **kwargs)  # type: ignore[arg-type]
+
+    def read(image: np.ndarray, known: Board | None = None, pieces: bool = True) -> Board:
+        given.append(known)
+        if len(drawn) == 2:
+            raise ValueError("no board found: not read in this test")
+        truth = drawn[-1]
+        tiles = dict(truth.tiles)
+        land = [h for h, t in tiles.items() if t.number is not None]
+        tiles[land[0]] = replace(tiles[land[0]], terrain=Terrain.SEA)  # one hex wrong
+        tiles[land[1]] = replace(tiles[land[1]], number=None)  # one chip unread
+        other = 2 if tiles[land[2]].number != 2 else 3
+        tiles[land[2]] = replace(tiles[land[2]], number=other)  # one chip read wrong
+        return replace(truth, tiles=tiles, warnings=[])
+
+    monkeypatch.setattr(bench, "render_board", draw)
+    monkeypatch.setattr(bench, "read_board", read)
+    out = bench.scenario_maps(2, seed=3)
+    assert all(k is not None and k.kind in ("seafarers", "country") for k in given)
+    assert given[0] is not drawn[0] and set(given[0].tiles) == set(drawn[0].tiles)
+    assert out["refused_as_no_board"] == 1
+    first, second = drawn
+    assert out["hexes"] == len(first.tiles) + len(second.tiles)
+    assert out["terrain_right"] == len(first.tiles) - 1
+    chips = sum(t.number is not None for t in first.tiles.values())
+    assert out["chips"] == chips + sum(t.number is not None for t in second.tiles.values())
+    assert out["chips_right"] == chips - 2 and out["chip_values_wrong"] == 1
+    assert out["reported_certain"] == out["wrong_but_certain"] == 1
+    assert sum(m["renders"] for m in out["per_map"].values()) == 2
