@@ -172,19 +172,22 @@ def load_scenario(name_or_path: str | Path, players: int, seed: int | None = Non
 
 def scenario_map(name: str, players: int) -> Board:
     """The map of scenario ``name`` (an id or a file) for ``players``, as the reader may rely
-    on it: its hexes, sea, terrain counts and number chips (as a multiset) are the same for
-    every set-up (which land hex holds which terrain or chip is not, and is read from the
-    photo). A scenario whose set-ups lay different sets of chips gets a map with no numbers:
-    its chips are then read one by one.
+    on it: its hexes, sea, face-down hexes, terrain counts and number chips (as a multiset)
+    are the same for every set-up (which land hex holds which terrain or chip is not, and is
+    read from the photo). A scenario whose set-ups lay different sets of chips gets a map
+    with no numbers: its chips are then read one by one.
 
     >>> sorted(scenario_map("four-islands", 4).chip_counts().items())[:3]
     [(2, 1), (3, 2), (4, 3)]
 
     Raises:
-        ValueError: an unknown scenario, or one whose set-up draws its sea at random.
+        ValueError: an unknown scenario, or one whose set-up draws its sea (or its fog) at
+            random.
     """
     maps = [load_scenario(name, players, seed=seed).board for seed in (0, 1)]
-    seas = [{h for h, t in m.tiles.items() if t.terrain == Terrain.SEA} for m in maps]
+    # Sea and face-down fog, which the photo reader takes from the map.
+    given = (Terrain.SEA, Terrain.UNEXPLORED)
+    seas = [{h: t.terrain for h, t in m.tiles.items() if t.terrain in given} for m in maps]
     if seas[0] != seas[1]:
         raise ValueError(
             f"scenario {name!r} draws its sea at random: read the photo without --scenario"

@@ -217,19 +217,24 @@ def read_board(
     light = chip_light(papers, reg.hexes)
     paper = board_paper(papers)
     chipped = np.zeros(len(reg.hexes), bool)
+    # A face-down fog hex shows its back, not its terrain: the map says what it is.
+    face_down = np.array([is_face_down(known, h) for h in reg.hexes])
+    shown = ~face_down
 
     def classify() -> list[TerrainReading]:
         read = classify_terrain(
-            feats,
+            feats[shown],
             kind=reg.kind,
-            sea=sea,
+            sea=sea[shown],
             counts=counts,
-            light=light,
-            hidden=hidden,
-            chipped=chipped,
+            light=light[shown],
+            hidden=hidden[shown],
+            chipped=chipped[shown],
             paper=paper,
         )
-        return _partly_capped(read, cover)
+        face_up = iter(_partly_capped(read, cover[shown]))
+        given = TerrainReading(Terrain.UNEXPLORED, 1.0, {})
+        return [given if f else next(face_up) for f in face_down]
 
     terrain = classify()
     # A hex freed of the desert passes it to another, whose chip may be read as surely: read
@@ -258,7 +263,7 @@ def read_board(
         t = terrain[i]
         number = numbers.get(h)
         conf = min(t.confidence, chip_conf.get(h, 1.0))
-        if t.terrain in (Terrain.SEA, Terrain.DESERT):
+        if t.terrain in _CHIPLESS:
             number = None
         tiles[h] = Tile(t.terrain, number, round(float(conf), 4))
     low = [h for h, t in tiles.items() if (t.confidence or 0.0) < CERTAIN]
@@ -326,16 +331,28 @@ def read_board(
     return board
 
 
+def is_face_down(known: Board | None, h: Hex) -> bool:
+    """Whether the map ``known`` has hex ``h`` face down (fog, ``unexplored``): its back shows,
+    and the reading gives it as the map does."""
+    tile = known.tiles.get(h) if known is not None else None
+    return tile is not None and tile.terrain == Terrain.UNEXPLORED
+
+
+#: hexes that never carry a number chip
+_CHIPLESS = (Terrain.SEA, Terrain.DESERT, Terrain.UNEXPLORED)
+
+
 def map_counts(known: Board, warnings: list[str]) -> Counter[Terrain] | None:
-    """The terrain counts of the map ``known`` (sea included), the constraint its reading is
-    held to; None, noted in ``warnings``, when the map has hexes whose terrain no photo shows
-    (face-down, ``unexplored``): their count cannot be kept.
+    """The terrain counts of the map ``known`` (sea included) over the hexes that show their
+    face (a face-down hex is given as the map has it, :func:`is_face_down`), the constraint
+    its reading is held to; None, noted in ``warnings``, when the map has hexes of a terrain
+    the reader does not know.
 
     >>> from companion.layouts import random_board
     >>> map_counts(random_board(4, seed=1), [])[Terrain.FOREST]
     4
     """
-    counts = Counter(t.terrain for t in known.tiles.values())
+    counts = Counter(t.terrain for t in known.tiles.values() if t.terrain != Terrain.UNEXPLORED)
     unread = [t.value for t in counts if t not in PROTOTYPES]
     if unread:
         warnings.append(
@@ -707,7 +724,7 @@ def _read_chips(
     readings = []
     red: list[bool | None] = []
     for i, h in enumerate(reg.hexes):
-        if terrain[i].terrain in (Terrain.SEA, Terrain.DESERT):
+        if terrain[i].terrain in _CHIPLESS:
             continue
         reading = _read_disc(image, top, top_to_image, discs[h], None)
         if reading is None:

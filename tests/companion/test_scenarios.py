@@ -107,6 +107,29 @@ def test_a_scenario_map_keeps_its_chips_only_when_every_set_up_lays_the_same(mon
     assert bare.terrain_counts() == real("new-shores", 4, seed=0).board.terrain_counts()
 
 
+def test_a_scenario_map_whose_fog_moves_between_set_ups_is_refused(monkeypatch):
+    # The photo reader gives a map's face-down hexes as the map has them: a scenario that
+    # turned other hexes face down in another set-up has no such map to rely on.
+    import companion.scenario as scenario
+    from companion.board import Tile
+
+    real = scenario.load_scenario
+
+    def fog_moved(name, players, seed=0):
+        s = real(name, players, seed=0)
+        if seed:
+            h = next(h for h, t in s.board.tiles.items() if t.terrain == Terrain.UNEXPLORED)
+            s.board.tiles[h] = Tile(Terrain.PASTURE, 5)
+        return s
+
+    assert len(scenario.scenario_map("fog-islands", 4).tiles) == len(
+        real("fog-islands", 4).board.tiles
+    )
+    monkeypatch.setattr(scenario, "load_scenario", fog_moved)
+    with pytest.raises(ValueError, match="at random"):
+        scenario.scenario_map("fog-islands", 4)
+
+
 def test_an_unknown_scenario_names_the_known_ones():
     with pytest.raises(ScenarioError, match="new-shores"):
         load_scenario("atlantis", 4)

@@ -278,13 +278,31 @@ def test_a_known_maps_hidden_chip_is_deduced_from_the_maps_own_chips() -> None:
     assert score.chips_right == score.chips_total
 
 
-def test_a_map_with_face_down_hexes_is_read_without_its_counts() -> None:
-    from companion.scenario import load_scenario
+def test_a_maps_face_down_hexes_are_given_as_the_map_has_them() -> None:
+    # Fog Islands: 12 face-down hexes show their backs (read as mountains, and the map's
+    # counts dropped for them, before). The map says where they lie: they are given as
+    # unexplored, and the face-up hexes are read under the counts of the face-up hexes.
+    from companion.scenario import load_scenario, scenario_map
     from vision.read_board import map_counts
 
-    warnings: list[str] = []
-    assert map_counts(load_scenario("fog-islands", 4, seed=1).board, warnings) is None
-    assert warnings == ["the map's terrain counts are not used: it has unexplored hexes"]
+    board = load_scenario("fog-islands", 4, seed=2).board
+    fog = {h for h, t in board.tiles.items() if t.terrain == Terrain.UNEXPLORED}
+    assert len(fog) == 12
+    counts = map_counts(board, [])
+    assert counts is not None and Terrain.UNEXPLORED not in counts
+    assert sum(counts.values()) == len(board.tiles) - len(fog)
+    shot = render_board(
+        board, width=1200, height=900, rng=5, conditions=replace(CLEAN, tilt_deg=10)
+    )
+    read = read_board(shot.image, known=scenario_map("fog-islands", 4), pieces=False)
+    assert {h: t.terrain for h, t in read.tiles.items()} == {
+        h: t.terrain for h, t in board.tiles.items()
+    }
+    assert all(read.tiles[h].number is None and read.tiles[h].confidence == 1.0 for h in fog)
+    assert {h: t.number for h, t in read.tiles.items()} == {
+        h: t.number for h, t in board.tiles.items()
+    }
+    assert not any("chip(s) could not be read" in w for w in read.warnings)
 
 
 @pytest.fixture(scope="module")
