@@ -458,6 +458,15 @@ class Board:
     def chip_counts(self) -> Counter[int]:
         return Counter(t.number for t in self.tiles.values() if t.number is not None)
 
+    def chipless_land(self) -> frozenset[Hex]:
+        """The land hexes that are not desert and carry no number chip (a scenario's villages,
+        a tribe's hexes)."""
+        return frozenset(
+            h
+            for h, t in self.tiles.items()
+            if t.terrain.is_land and t.terrain != Terrain.DESERT and t.number is None
+        )
+
     def is_sea_or_off(self, h: Hex) -> bool:
         """True for a sea hex or a position off the board (the frame, which is sea)."""
         t = self.tiles.get(h)

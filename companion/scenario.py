@@ -175,7 +175,8 @@ def scenario_map(name: str, players: int) -> Board:
     on it: its hexes, sea, face-down hexes, terrain counts and number chips (as a multiset)
     are the same for every set-up (which land hex holds which terrain or chip is not, and is
     read from the photo). A scenario whose set-ups lay different sets of chips gets a map
-    with no numbers: its chips are then read one by one.
+    with no numbers: its chips are then read one by one (as does one whose set-ups leave
+    different land hexes without a chip, :meth:`Board.chipless_land`).
 
     >>> sorted(scenario_map("four-islands", 4).chip_counts().items())[:3]
     [(2, 1), (3, 2), (4, 3)]
@@ -192,10 +193,13 @@ def scenario_map(name: str, players: int) -> Board:
         raise ValueError(
             f"scenario {name!r} draws its sea at random: read the photo without --scenario"
         )
-    if maps[0].chip_counts() != maps[1].chip_counts():
-        tiles = {h: replace(t, number=None) for h, t in maps[0].tiles.items()}
-        return replace(maps[0], tiles=tiles)
-    return maps[0]
+    first, second = maps
+    if first.chip_counts() != second.chip_counts() or (
+        first.chipless_land() != second.chipless_land()
+    ):
+        tiles = {h: replace(t, number=None) for h, t in first.tiles.items()}
+        return replace(first, tiles=tiles)
+    return first
 
 
 def player_counts(name_or_path: str | Path) -> list[int]:

@@ -254,8 +254,9 @@ def read_board(
         )
 
     chip_counts = map_chip_counts(known) if known is not None else CHIP_COUNTS.get(reg.kind)
+    no_chip = map_chipless(known) if isinstance(reg, FrameRegistration) else frozenset()
     numbers, chip_conf, deduced = _read_chips(
-        image, top, plane_to_top, reg, terrain, read_discs, covered, warnings, chip_counts
+        image, top, plane_to_top, reg, terrain, read_discs, covered, warnings, chip_counts, no_chip
     )
 
     tiles: dict[Hex, Tile] = {}
@@ -377,6 +378,21 @@ def map_chip_counts(known: Board) -> Counter[int] | None:
     """
     counts = known.chip_counts()
     return counts if counts else None
+
+
+def map_chipless(known: Board | None) -> frozenset[Hex]:
+    """The hexes of the map ``known`` that carry no chip in any set-up: land, not desert,
+    without a number on a map that has numbers (a scenario's villages and tribes; the
+    set-ups of a :func:`companion.scenario.scenario_map` agree on them). Their chip is not
+    looked for, and not missed.
+
+    >>> from companion.scenario import scenario_map
+    >>> sorted(map_chipless(scenario_map("cloth-for-catan", 4)))
+    [(1, 0), (3, 0)]
+    """
+    if known is None or not known.chip_counts():
+        return frozenset()
+    return known.chipless_land()
 
 
 def _figures(
@@ -701,6 +717,7 @@ def _read_chips(
     covered: np.ndarray | None,
     warnings: list[str],
     expected: Counter[int] | None,
+    no_chip: frozenset[Hex] = frozenset(),
 ) -> tuple[dict[Hex, int | None], dict[Hex, float], set[Hex]]:
     """Crop every chip from the top view and read them, jointly when the counts are known:
     each chip's number and confidence, and the chips whose number was deduced, not read.
@@ -712,6 +729,7 @@ def _read_chips(
     the value every laying of the chips the others leave over agrees on, if any (see
     :func:`_fill_from_counts`). ``expected`` is the board's chip counts (:data:`CHIP_COUNTS`
     of its kind, or a known map's, :func:`map_chip_counts`); None reads each chip alone.
+    The hexes ``no_chip`` carry none (:func:`map_chipless`): they are not read.
     """
     no_reader = _chip_reader_missing()
     if no_reader is not None:
@@ -724,7 +742,7 @@ def _read_chips(
     readings = []
     red: list[bool | None] = []
     for i, h in enumerate(reg.hexes):
-        if terrain[i].terrain in _CHIPLESS:
+        if terrain[i].terrain in _CHIPLESS or h in no_chip:
             continue
         reading = _read_disc(image, top, top_to_image, discs[h], None)
         if reading is None:

@@ -106,6 +106,19 @@ def test_a_scenario_map_keeps_its_chips_only_when_every_set_up_lays_the_same(mon
     assert not bare.chip_counts()
     assert bare.terrain_counts() == real("new-shores", 4, seed=0).board.terrain_counts()
 
+    # The same chips, but another land hex left without one: no hex is promised chip-less.
+    def chip_moved(name, players, seed=0):
+        s = real(name, players, seed=0)
+        if seed:
+            h, t = next((h, t) for h, t in s.board.tiles.items() if t.number == 5)
+            d = next(h for h, t in s.board.tiles.items() if t.terrain == Terrain.DESERT)
+            s.board.tiles[h] = replace(t, number=None)
+            s.board.tiles[d] = replace(s.board.tiles[d], terrain=Terrain.HILLS, number=5)
+        return s
+
+    monkeypatch.setattr(scenario, "load_scenario", chip_moved)
+    assert not scenario.scenario_map("new-shores", 4).chip_counts()
+
 
 def test_a_scenario_map_whose_fog_moves_between_set_ups_is_refused(monkeypatch):
     # The photo reader gives a map's face-down hexes as the map has them: a scenario that

@@ -278,6 +278,25 @@ def test_a_known_maps_hidden_chip_is_deduced_from_the_maps_own_chips() -> None:
     assert score.chips_right == score.chips_total
 
 
+def test_a_maps_hexes_without_a_chip_are_not_missed() -> None:
+    # The Forgotten Tribe's nine tribe hexes are land without a chip in every set-up: read
+    # as chips that could not be read, they left 19 hexes below the certain confidence.
+    from companion.scenario import load_scenario, scenario_map
+
+    board = load_scenario("forgotten-tribe", 4, seed=2).board
+    known = scenario_map("forgotten-tribe", 4)
+    assert len(known.chipless_land()) == 9 and known.chipless_land() == board.chipless_land()
+    shot = render_board(
+        board, width=1200, height=900, rng=5, conditions=replace(CLEAN, tilt_deg=10)
+    )
+    read = read_board(shot.image, known=known, pieces=False)
+    assert {h: (t.terrain, t.number) for h, t in read.tiles.items()} == {
+        h: (t.terrain, t.number) for h, t in board.tiles.items()
+    }
+    assert not any("chip(s) could not be read" in w for w in read.warnings)
+    assert not any("confidence below" in w for w in read.warnings)
+
+
 def test_a_maps_face_down_hexes_are_given_as_the_map_has_them() -> None:
     # Fog Islands: 12 face-down hexes show their backs (read as mountains, and the map's
     # counts dropped for them, before). The map says where they lie: they are given as
