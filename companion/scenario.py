@@ -176,7 +176,9 @@ def scenario_map(name: str, players: int) -> Board:
     are the same for every set-up (which land hex holds which terrain or chip is not, and is
     read from the photo). A scenario whose set-ups lay different sets of chips gets a map
     with no numbers: its chips are then read one by one (as does one whose set-ups leave
-    different land hexes without a chip, :meth:`Board.chipless_land`).
+    different land hexes without a chip, :meth:`Board.chipless_land`). Its harbours' sides
+    and set of kinds are the same for every set-up too, or the map has no harbours (a scenario
+    that places them at random: they are read side by side).
 
     >>> sorted(scenario_map("four-islands", 4).chip_counts().items())[:3]
     [(2, 1), (3, 2), (4, 3)]
@@ -197,9 +199,17 @@ def scenario_map(name: str, players: int) -> Board:
     if first.chip_counts() != second.chip_counts() or (
         first.chipless_land() != second.chipless_land()
     ):
-        tiles = {h: replace(t, number=None) for h, t in first.tiles.items()}
-        return replace(first, tiles=tiles)
+        first = replace(first, tiles={h: replace(t, number=None) for h, t in first.tiles.items()})
+    if _harbour_set(first) != _harbour_set(second):
+        first = replace(first, harbors=[])
     return first
+
+
+def _harbour_set(board: Board) -> tuple[frozenset[tuple[Hex, str]], Counter[str]]:
+    """A board's harbour sides and the multiset of their kinds."""
+    return frozenset(((h.q, h.r), h.side) for h in board.harbors), Counter(
+        h.kind for h in board.harbors
+    )
 
 
 def player_counts(name_or_path: str | Path) -> list[int]:

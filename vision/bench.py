@@ -14,8 +14,8 @@ Five measurements, each printed with the command line that produced it:
 4. **Scenario maps** (``--scenario-maps`` N, default 0: not run): the packaged scenarios'
    own maps (Seafarers, country maps), each set up by a seed of its own and rendered under
    the same hard conditions, read with the map known as ``run --scenario`` reads them;
-   terrain and chips in the map's own hex names (no symmetry is given away: the game's
-   pieces are named in them), boards reported certain but wrong.
+   terrain, chips and harbours in the map's own hex names (no symmetry is given away: the
+   game's pieces are named in them), boards reported certain but wrong.
 5. **Time** per ``read_board`` of a 1600x1200 photo and per 1600x1200 hard render, on one
    core (OpenCV limited to one thread), median of several runs: wall time, and the process's
    CPU time (which a machine shared with other work does not inflate).
@@ -213,7 +213,8 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
     counts are taken in turn; each render's set-up is drawn by a seed of its own (which land
     hex holds which terrain and chip), and is read against the map of another set-up, as at
     the table. A hex is right when the reading names it as the game does and gives it its
-    terrain; a chip when its number is the truth's. Pieces are not read (the maps carry none).
+    terrain; a chip when its number is the truth's; harbours are counted right, unseen, wrong
+    and extra on every board. Pieces are not read (the maps carry none).
     """
     from companion.scenario import list_scenarios, load_scenario, player_counts, scenario_map
 
@@ -244,6 +245,7 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
         0,
     )
     per_map: dict[str, dict[str, int]] = {}
+    harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     for i in range(renders):
         name, players, known = maps[i % len(maps)]
         rng = np.random.default_rng((seed, i))
@@ -281,6 +283,8 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
             chips_right += got == number
             tally["chips_not_hidden_right"] += got == number and h not in chips_under
             tally["chip_values_wrong"] += got is not None and got != number
+        for what, n in harbour_outcomes(truth.harbors, board.harbors, lambda h: h).items():
+            harbours[what] += n
         tally["terrain_right"] += terrain_right
         tally["chips_right"] += chips_right
         own["terrain_right"] += terrain_right
@@ -300,6 +304,7 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
         "chip_accuracy": _share(tally["chips_right"], tally["chips"]),
         "chip_accuracy_of_chips_not_hidden": _share(tally["chips_not_hidden_right"], clear),
         **tally,
+        "harbours": harbours,
         "per_map": per_map,
     }
 
@@ -637,6 +642,7 @@ def run(args: argparse.Namespace) -> int:
             f"{sm['refused_as_no_board']}, certain {sm['reported_certain']} of which wrong "
             f"{sm['wrong_but_certain']}"
         )
+        print("  harbours: " + ", ".join(f"{k} {v}" for k, v in sm["harbours"].items()))
         for what, m in sm["per_map"].items():
             print(
                 f"  {what}: {m['renders']} renders, terrain "

@@ -173,7 +173,8 @@ class HarbourReading:
     Attributes:
         harbors: the harbours read, each with its kind's confidence (0..1).
         sites: every coast side examined.
-        layout: "standard" when a standard frame's layout was recognised, else "free".
+        layout: "standard" when a standard frame's layout was recognised, "known" when a
+            known map's was given, else "free".
         unread: harbours that are (or may be) there but were not read honestly.
         warnings: what is doubtful, each starting with "uncertain" when the board should not
             be trusted without a look.
@@ -742,6 +743,7 @@ def read_harbours(
     free_presence: float = 0.55,
     empty: float = 0.2,
     covered: np.ndarray | None = None,
+    known: tuple[frozenset[Site], tuple[str, ...]] | None = None,
 ) -> HarbourReading:
     """Read the harbours of a board (see the module's docstring).
 
@@ -758,19 +760,40 @@ def read_harbours(
             harbour and compete for the frame's kinds.
         covered: bool (H, W), the top view's pixels a hand or an object lies over
             (:func:`vision.occlusion.cover_mask`), or None: spots under it are hidden.
+        known: the sides a known map puts its harbours on and the kinds of its set (a
+            scenario's map: sides fixed, kinds shuffled), in the reading's coordinates; they
+            are read as a recognised standard layout is.
 
     Returns:
         The :class:`HarbourReading`.
     """
     sites = coast_sites(tiles)
+    if known is not None:
+        # A known side is read even where its land hex was read as sea.
+        sites += sorted(known[0] - set(sites))
     readings = read_sites(lab, plane_to_top, sites, covered=covered)
-    layouts = standard_layouts(kind, list(tiles))
+    layouts = [known[0]] if known is not None else standard_layouts(kind, list(tiles))
     coast = _coast_shift(lab, plane_to_top, sites) if layouts else {}
     icons = _with_ratios(
         read_icons(lab, plane_to_top, sites, coast=coast), lab, plane_to_top, sites, coast
     )
     by_site = {r.site: r for r in readings}
     warnings: list[str] = []
+
+    def read_layout(layout: frozenset[Site], kinds: tuple[str, ...], how: str) -> HarbourReading:
+        """The harbours of ``layout``'s sides, one of ``kinds`` each, jointly."""
+        chosen = [by_site[s] for s in sorted(layout)]
+        harbors, _ = _assign(chosen, Counter(kinds), certain)
+        harbors, _, _ = _with_icons(harbors, icons, Counter(kinds), layout)
+        harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, kinds, layout, coast=coast)
+        harbors = _with_last_logs(harbors, lab, plane_to_top, sites, kinds, layout, coast=coast)
+        unread = len(layout) - len(harbors)
+        if unread:
+            warnings.append(f"uncertain: {unread} of {len(layout)} harbour(s) could not be read")
+        return HarbourReading(harbors, readings, how, unread, warnings)
+
+    if known is not None:
+        return read_layout(known[0], known[1], "known")
     if layouts:
         fits = sorted(
             ((_layout_fit(lay, readings), n) for n, lay in enumerate(layouts)), reverse=True
@@ -779,21 +802,7 @@ def read_harbours(
         runner = fits[1][0] if len(fits) > 1 else -math.inf
         layout = layouts[best[1]]
         if best[0] - runner >= layout_margin and _consistent(layout, readings):
-            chosen = [by_site[s] for s in sorted(layout)]
-            harbors, unread = _assign(chosen, Counter(STANDARD[kind][2]), certain)
-            harbors, _, _ = _with_icons(harbors, icons, Counter(STANDARD[kind][2]), layout)
-            harbors = _with_grey_pair(
-                harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout, coast=coast
-            )
-            harbors = _with_last_logs(
-                harbors, lab, plane_to_top, sites, STANDARD[kind][2], layout, coast=coast
-            )
-            unread = len(layout) - len(harbors)
-            if unread:
-                warnings.append(
-                    f"uncertain: {unread} of {len(layout)} harbour(s) could not be read"
-                )
-            return HarbourReading(harbors, readings, "standard", unread, warnings)
+            return read_layout(layout, STANDARD[kind][2], "standard")
     occupied, unread = _occupied(readings, free_presence)
     if layouts:
         # The frame's set of kinds still holds (two ores cannot both be right): every side

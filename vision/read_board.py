@@ -21,7 +21,7 @@ import numpy as np
 
 from companion.board import SCENARIO_BOARD_KINDS, Board, Hex, Terrain, Tile, hex_center
 from vision.chip_rim import rim_ellipse, round_affine
-from vision.harbours import read_harbours, token_discs
+from vision.harbours import Site, read_harbours, token_discs
 from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import KIND_CERTAIN, detect_pieces
@@ -283,7 +283,8 @@ def read_board(
     clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _FIGURE_CLEAR}
     # Chips read with doubt: the robber may stand on one and hide part of its numeral.
     unsure = {h for h, c in chip_conf.items() if c < CERTAIN}
-    harbours = read_harbours(lab, plane_to_top, reg.kind, tiles, covered=covered)
+    on_map = map_harbours(known) if isinstance(reg, FrameRegistration) else None
+    harbours = read_harbours(lab, plane_to_top, reg.kind, tiles, covered=covered, known=on_map)
     tokens = token_discs(harbours, plane_to_top) if reg.kind == "seafarers" else []
     # A known map says whether the game has a pirate; read blind, a Seafarers map may.
     has_pirate = None if known is None else known.pirate is not None
@@ -378,6 +379,22 @@ def map_chip_counts(known: Board) -> Counter[int] | None:
     """
     counts = known.chip_counts()
     return counts if counts else None
+
+
+def map_harbours(known: Board | None) -> tuple[frozenset[Site], tuple[str, ...]] | None:
+    """The sides the map ``known`` puts its harbours on and the kinds of its set, or None
+    when it has none to rely on (a map without harbours, or whose set-ups place them at
+    random, see :func:`companion.scenario.scenario_map`: its harbours are read side by side).
+
+    >>> from companion.scenario import scenario_map
+    >>> sides, kinds = map_harbours(scenario_map("four-islands", 4))
+    >>> len(sides), kinds.count("3:1")
+    (9, 4)
+    """
+    if known is None or not known.harbors:
+        return None
+    sides = frozenset(((h.q, h.r), h.side) for h in known.harbors)
+    return sides, tuple(sorted(h.kind for h in known.harbors))
 
 
 def map_chipless(known: Board | None) -> frozenset[Hex]:

@@ -120,6 +120,26 @@ def test_a_scenario_map_keeps_its_chips_only_when_every_set_up_lays_the_same(mon
     assert not scenario.scenario_map("new-shores", 4).chip_counts()
 
 
+def test_a_scenario_map_keeps_its_harbours_only_when_every_set_up_lays_the_same(monkeypatch):
+    # The photo reader reads a map's harbours on the map's sides under the map's set: a
+    # scenario whose set-ups differ there gives a map without harbours (read side by side).
+    import companion.scenario as scenario
+
+    assert len(scenario.scenario_map("new-shores", 4).harbors) == 9
+    real = scenario.load_scenario
+
+    def harbour_moved(name, players, seed=0):
+        s = real(name, players, seed=0)
+        if seed:
+            h = s.board.harbors[0]
+            s.board.harbors[0] = replace(h, kind="ore" if h.kind != "ore" else "wool")
+        return s
+
+    monkeypatch.setattr(scenario, "load_scenario", harbour_moved)
+    moved = scenario.scenario_map("new-shores", 4)
+    assert moved.harbors == [] and moved.chip_counts()
+
+
 def test_a_scenario_map_whose_fog_moves_between_set_ups_is_refused(monkeypatch):
     # The photo reader gives a map's face-down hexes as the map has them: a scenario that
     # turned other hexes face down in another set-up has no such map to rely on.

@@ -278,6 +278,27 @@ def test_a_known_maps_hidden_chip_is_deduced_from_the_maps_own_chips() -> None:
     assert score.chips_right == score.chips_total
 
 
+def test_a_known_maps_harbours_are_read_on_its_sides_from_its_set() -> None:
+    # New Shores puts its nine harbours on fixed sides and shuffles a fixed set of kinds
+    # over them: read on those sides, under that set, every one is named; read side by side
+    # (blind, as before) one coast side was left in doubt.
+    from companion.scenario import load_scenario, scenario_map
+    from vision.scoring import harbour_outcomes
+
+    board = load_scenario("new-shores", 4, seed=2).board
+    shot = render_board(
+        board, width=1200, height=900, rng=2, conditions=replace(CLEAN, tilt_deg=20)
+    )
+    read = read_board(shot.image, known=scenario_map("new-shores", 4), pieces=False)
+    assert harbour_outcomes(board.harbors, read.harbors, lambda h: h) == {
+        "right": 9,
+        "unseen": 0,
+        "wrong": 0,
+        "extra": 0,
+    }
+    assert not any("harbour" in w for w in read.warnings)
+
+
 def test_a_maps_hexes_without_a_chip_are_not_missed() -> None:
     # The Forgotten Tribe's nine tribe hexes are land without a chip in every set-up: read
     # as chips that could not be read, they left 19 hexes below the certain confidence.

@@ -224,3 +224,4 @@ def test_scenario_maps_are_read_with_their_own_map_and_scored_in_its_names(
     assert out["chips_right"] == chips - 2 and out["chip_values_wrong"] == 1
     assert out["reported_certain"] == out["wrong_but_certain"] == 1
     assert sum(m["renders"] for m in out["per_map"].values()) == 2
+    assert out["harbours"] == {"right": len(first.harbors), "unseen": 0, "wrong": 0, "extra": 0}
