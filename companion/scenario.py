@@ -177,15 +177,14 @@ def scenario_map(name: str, players: int) -> Board:
     read from the photo). A scenario whose set-ups lay different sets of chips gets a map
     with no numbers: its chips are then read one by one (as does one whose set-ups leave
     different land hexes without a chip, :meth:`Board.chipless_land`). Its harbours' sides
-    and set of kinds are the same for every set-up too, or the map has no harbours (a scenario
-    that places them at random: they are read side by side).
+    and set of kinds (none, on a map without harbours) are the same for every set-up too.
 
     >>> sorted(scenario_map("four-islands", 4).chip_counts().items())[:3]
     [(2, 1), (3, 2), (4, 3)]
 
     Raises:
-        ValueError: an unknown scenario, or one whose set-up draws its sea (or its fog) at
-            random.
+        ValueError: an unknown scenario, or one whose set-up draws its sea (or its fog) or
+            places its harbours at random.
     """
     maps = [load_scenario(name, players, seed=seed).board for seed in (0, 1)]
     # Sea and face-down fog, which the photo reader takes from the map.
@@ -201,7 +200,9 @@ def scenario_map(name: str, players: int) -> Board:
     ):
         first = replace(first, tiles={h: replace(t, number=None) for h, t in first.tiles.items()})
     if _harbour_set(first) != _harbour_set(second):
-        first = replace(first, harbors=[])
+        raise ValueError(
+            f"scenario {name!r} places its harbours at random: read the photo without --scenario"
+        )
     return first
 
 

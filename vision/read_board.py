@@ -382,16 +382,16 @@ def map_chip_counts(known: Board) -> Counter[int] | None:
 
 
 def map_harbours(known: Board | None) -> tuple[frozenset[Site], tuple[str, ...]] | None:
-    """The sides the map ``known`` puts its harbours on and the kinds of its set, or None
-    when it has none to rely on (a map without harbours, or whose set-ups place them at
-    random, see :func:`companion.scenario.scenario_map`: its harbours are read side by side).
+    """The sides the map ``known`` puts its harbours on and the kinds of its set (none on a
+    map without harbours: a country map's sea has none), or None without a map. The set-ups
+    of a :func:`companion.scenario.scenario_map` agree on them.
 
     >>> from companion.scenario import scenario_map
     >>> sides, kinds = map_harbours(scenario_map("four-islands", 4))
     >>> len(sides), kinds.count("3:1")
     (9, 4)
     """
-    if known is None or not known.harbors:
+    if known is None:
         return None
     sides = frozenset(((h.q, h.r), h.side) for h in known.harbors)
     return sides, tuple(sorted(h.kind for h in known.harbors))

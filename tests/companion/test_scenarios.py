@@ -120,9 +120,9 @@ def test_a_scenario_map_keeps_its_chips_only_when_every_set_up_lays_the_same(mon
     assert not scenario.scenario_map("new-shores", 4).chip_counts()
 
 
-def test_a_scenario_map_keeps_its_harbours_only_when_every_set_up_lays_the_same(monkeypatch):
-    # The photo reader reads a map's harbours on the map's sides under the map's set: a
-    # scenario whose set-ups differ there gives a map without harbours (read side by side).
+def test_a_scenario_map_is_refused_when_its_set_ups_lay_other_harbours(monkeypatch):
+    # The photo reader reads a map's harbours on the map's sides under the map's set (none
+    # where the map has none): a scenario whose set-ups differ there has no map to rely on.
     import companion.scenario as scenario
 
     assert len(scenario.scenario_map("new-shores", 4).harbors) == 9
@@ -136,8 +136,8 @@ def test_a_scenario_map_keeps_its_harbours_only_when_every_set_up_lays_the_same(
         return s
 
     monkeypatch.setattr(scenario, "load_scenario", harbour_moved)
-    moved = scenario.scenario_map("new-shores", 4)
-    assert moved.harbors == [] and moved.chip_counts()
+    with pytest.raises(ValueError, match="harbours at random"):
+        scenario.scenario_map("new-shores", 4)
 
 
 def test_a_scenario_map_whose_fog_moves_between_set_ups_is_refused(monkeypatch):

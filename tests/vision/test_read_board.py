@@ -299,6 +299,19 @@ def test_a_known_maps_harbours_are_read_on_its_sides_from_its_set() -> None:
     assert not any("harbour" in w for w in read.warnings)
 
 
+def test_a_known_map_without_harbours_gets_none() -> None:
+    # New York's sea has no harbours; read side by side, this hard render's coast (bench
+    # vision --scenario-maps, seed 0, render 14) gave an ore harbour at (3, -3, NW).
+    from companion.scenario import load_scenario, scenario_map
+
+    rng = np.random.default_rng((0, 14))
+    board = load_scenario("new-york", 3, seed=int(rng.integers(1 << 31))).board
+    conditions = Conditions.random(rng)
+    shot = render_board(board, rng=rng, conditions=conditions)
+    read = read_board(shot.image, known=scenario_map("new-york", 3), pieces=False)
+    assert board.harbors == [] and read.harbors == []
+
+
 def test_a_maps_hexes_without_a_chip_are_not_missed() -> None:
     # The Forgotten Tribe's nine tribe hexes are land without a chip in every set-up: read
     # as chips that could not be read, they left 19 hexes below the certain confidence.
