@@ -87,6 +87,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scenario does (default 0: not run)",
     )
     parser.add_argument(
+        "--robber-off-desert",
+        type=float,
+        default=0.0,
+        help="share of the renders whose robber stands beside the chip of another land hex "
+        "(default 0: on the desert; a render whose robber stands on a chip stays there)",
+    )
+    parser.add_argument(
         "--known-map",
         action="store_true",
         help="read each render with its map known, as read-board --scenario does (a Seafarers "
@@ -95,11 +102,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def synthetic(
-    renders: int, seed: int = 0, robber_on_chip: float = 0.0, known_map: bool = False
+    renders: int,
+    seed: int = 0,
+    robber_on_chip: float = 0.0,
+    known_map: bool = False,
+    robber_off_desert: float = 0.0,
 ) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards.
 
-    ``robber_on_chip``: the probability that a render's robber stands on a chip (see
+    ``robber_on_chip``: the probability that a render's robber stands on a chip,
+    ``robber_off_desert`` that it stands beside another land hex's chip (see
     ``Conditions.random``); the renders are otherwise the same. ``known_map``: each render is
     read with its map known (``read_board(known=...)``: the map's hexes, sea and terrain
     counts, not which land hex holds which terrain).
@@ -117,8 +129,8 @@ def synthetic(
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
-        truth, conditions, render = hard_render(seed, i, robber_on_chip)
-        robber = render.board.robber  # moved onto a chip by the conditions, maybe
+        truth, conditions, render = hard_render(seed, i, robber_on_chip, robber_off_desert)
+        robber = render.board.robber  # moved by the conditions, maybe
         hidden = hidden_by_hands(render, conditions.distortion)
         hidden_total += len(hidden)
         chips = [h for h, t in truth.tiles.items() if t.number is not None]
@@ -412,10 +424,13 @@ class HardRender(NamedTuple):
     render: Render
 
 
-def hard_render(seed: int, index: int, robber_on_chip: float = 0.0) -> HardRender:
+def hard_render(
+    seed: int, index: int, robber_on_chip: float = 0.0, robber_off_desert: float = 0.0
+) -> HardRender:
     """Render ``index`` of ``bench vision --seed SEED`` (every third a base, 5-6 or
     Seafarers-like board), the same photo every time: how the bench and the tests that
-    name a render make it.
+    name a render make it (``robber_on_chip``, ``robber_off_desert``: see
+    ``Conditions.random``).
 
     >>> first = hard_render(0, 2)
     >>> first.truth.kind, first.render.image.dtype, first.render.image.ndim
@@ -423,7 +438,9 @@ def hard_render(seed: int, index: int, robber_on_chip: float = 0.0) -> HardRende
     """
     rng = np.random.default_rng(seed * 100_003 + index)
     truth = _board(index % 3, rng)
-    conditions = Conditions.random(rng, robber_on_chip=robber_on_chip)
+    conditions = Conditions.random(
+        rng, robber_on_chip=robber_on_chip, robber_off_desert=robber_off_desert
+    )
     return HardRender(truth, conditions, render_board(truth, rng=rng, conditions=conditions))
 
 
@@ -569,6 +586,8 @@ def run(args: argparse.Namespace) -> int:
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
     if args.robber_on_chip:
         command += f" --robber-on-chip {args.robber_on_chip}"
+    if args.robber_off_desert:
+        command += f" --robber-off-desert {args.robber_off_desert}"
     if args.known_map:
         command += " --known-map"
     if args.scenario_maps:
@@ -580,7 +599,9 @@ def run(args: argparse.Namespace) -> int:
     log.info("reading %d synthetic renders...", args.renders)
     result: dict[str, Any] = {"command": command}
     result["synthetic"] = (
-        synthetic(args.renders, args.seed, args.robber_on_chip, args.known_map)
+        synthetic(
+            args.renders, args.seed, args.robber_on_chip, args.known_map, args.robber_off_desert
+        )
         if args.renders
         else None
     )

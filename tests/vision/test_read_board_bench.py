@@ -225,3 +225,43 @@ def test_scenario_maps_are_read_with_their_own_map_and_scored_in_its_names(
     assert out["reported_certain"] == out["wrong_but_certain"] == 1
     assert sum(m["renders"] for m in out["per_map"].values()) == 2
     assert out["harbours"] == {"right": len(first.harbors), "unseen": 0, "wrong": 0, "extra": 0}
+
+
+def test_a_robber_off_the_desert_is_rendered_and_scored_where_the_render_put_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    from vision import bench
+
+    home = bench.hard_render(0, 0)
+    off = bench.hard_render(0, 0, robber_off_desert=1.0)
+    moved = off.render.board.robber
+    assert moved != home.truth.robber and home.truth.tiles[moved].number is not None
+    assert replace(off.conditions, robber_off_desert=None) == home.conditions
+    # A reader that sees the robber where the render put it is scored right.
+    monkeypatch.setattr(
+        bench, "read_board", lambda image, known=None: replace(off.truth, robber=moved)
+    )
+    figures = bench.synthetic(1, 0, robber_off_desert=1.0)["figures_on_boards_read_right"]
+    assert figures["robber_right"] == 1 and figures["robber_wrong"] == 0
+
+
+def test_bench_vision_names_the_robber_off_the_desert_in_its_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision import bench
+
+    shares: list[float] = []
+
+    def synthetic(renders: int, seed: int, on_chip: float, known: bool, off: float) -> dict:
+        shares.append(off)
+        return {}
+
+    monkeypatch.setattr(bench, "synthetic", synthetic)
+    monkeypatch.setattr(bench, "timing", lambda datasets: {})
+    argv = ["bench", "vision", "--json", "--renders", "1", "--robber-off-desert", "0.5"]
+    assert main([*argv, "--datasets", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert shares == [0.5]
+    assert "--robber-off-desert 0.5" in doc["command"]

@@ -9,7 +9,7 @@ import pytest
 
 from companion.board import Board, Terrain, Tile, hex_center
 from companion.layouts import random_board
-from vision.register import project
+from vision.register import circle_points, project
 from vision.synth.boards import SEAFARERS_LAND, seafarers_board
 from vision.synth.render import Conditions, distort_points, render_board
 
@@ -176,6 +176,37 @@ def test_the_robber_on_a_chip_is_drawn_from_its_own_stream() -> None:
     # Every other condition, and every later draw of the seed, is the same.
     assert replace(on_chip, robber_on_chip=None) == beside
     assert plain.random() == moved.random()
+
+
+def test_the_robber_off_the_desert_is_drawn_from_its_own_stream() -> None:
+    plain, moved = np.random.default_rng(3), np.random.default_rng(3)
+    beside = Conditions.random(plain)
+    off = Conditions.random(moved, robber_off_desert=1.0)
+    assert beside.robber_off_desert is None and off.robber_off_desert is not None
+    # Every other condition, and every later draw of the seed, is the same.
+    assert replace(off, robber_off_desert=None) == beside
+    assert plain.random() == moved.random()
+    # The on-chip draws are those of before: a seed's robber on a chip stands where it stood.
+    chip, both = np.random.default_rng(3), np.random.default_rng(3)
+    on_chip = Conditions.random(chip, robber_on_chip=1.0)
+    assert Conditions.random(both, robber_on_chip=1.0, robber_off_desert=1.0) == on_chip
+    with pytest.raises(ValueError, match="one of"):
+        Conditions(robber_on_chip=0.5, robber_off_desert=0.5)
+
+
+def test_a_robber_off_the_desert_stands_beside_the_chip_of_a_numbered_hex() -> None:
+    board = random_board(4, seed=3)
+    home = render_board(board, rng=5, conditions=CLEAN)
+    off = render_board(board, rng=5, conditions=replace(CLEAN, robber_off_desert=0.5))
+    hx = off.board.robber
+    assert hx != board.robber and board.tiles[hx].number is not None
+    # The chip's centre is bare (the figure stands beside it), and the figure stands in its
+    # hex: half a hex radius from the centre, somewhere around the chip.
+    centre = project(off.homography, np.array([hex_center(hx)]))[0]
+    assert np.abs(_pixel(off.image, centre) - _pixel(home.image, centre)).max() < 8
+    ring = project(off.homography, circle_points([0.5], 64) + hex_center(hx))
+    changed = [np.abs(_pixel(off.image, p) - _pixel(home.image, p)).max() > 30 for p in ring]
+    assert 3 <= sum(changed) <= 20
 
 
 def test_a_robber_on_a_chip_stands_on_a_numbered_hex_drawn_over_its_chip() -> None:

@@ -84,7 +84,8 @@ def own_stream(rng: np.random.Generator, key: int) -> np.random.Generator:
 
 def robber_chip_hex(board: Board, where: float) -> Hex | None:
     """The land hex with a chip at index ``floor(where * n)`` of the board's ``n`` (sorted),
-    or None when it has none (see ``Conditions.robber_on_chip``)."""
+    or None when it has none (see ``Conditions.robber_on_chip`` and
+    ``Conditions.robber_off_desert``)."""
     hexes = sorted(h for h, t in board.tiles.items() if t.terrain.is_land and t.number)
     return hexes[int(where * len(hexes))] if hexes else None
 
@@ -120,6 +121,10 @@ class Conditions:
     # [0, 1): it stands on a chip, as players often put it, on the (sorted) land hex with a
     # chip at index floor(u * n) of the n (the render's board records that hex).
     robber_on_chip: float | None = None
+    # None: as above. A number u in [0, 1): it stands beside the chip of the (sorted) land hex
+    # with a chip at index floor(u * n), where it stands for most of a game once a 7 moved it
+    # off the desert. At most one of the two is set.
+    robber_off_desert: float | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.tilt_deg <= 60.0:
@@ -132,6 +137,13 @@ class Conditions:
             raise ValueError(f"jpeg_quality must be within 5..100, not {self.jpeg_quality}")
         if self.robber_on_chip is not None and not 0.0 <= self.robber_on_chip < 1.0:
             raise ValueError(f"robber_on_chip must be within [0, 1), not {self.robber_on_chip}")
+        if self.robber_off_desert is not None:
+            if not 0.0 <= self.robber_off_desert < 1.0:
+                raise ValueError(
+                    f"robber_off_desert must be within [0, 1), not {self.robber_off_desert}"
+                )
+            if self.robber_on_chip is not None:
+                raise ValueError("set one of robber_on_chip and robber_off_desert, not both")
         if self.harbor_style is not None and self.harbor_style not in HARBOR_STYLES:
             raise ValueError(
                 f"harbor_style must be one of {', '.join(HARBOR_STYLES)}, not {self.harbor_style!r}"
@@ -139,17 +151,27 @@ class Conditions:
 
     @classmethod
     def random(
-        cls, rng: np.random.Generator, *, hard: bool = True, robber_on_chip: float = 0.0
+        cls,
+        rng: np.random.Generator,
+        *,
+        hard: bool = True,
+        robber_on_chip: float = 0.0,
+        robber_off_desert: float = 0.0,
     ) -> Conditions:
         """Random conditions; ``hard`` adds tilt up to 45 degrees, hands, glare and the rest.
 
-        ``robber_on_chip`` is the probability that the robber stands on a chip, drawn from a
-        stream of its own (:func:`own_stream`): every other draw of a seed stays the same.
+        ``robber_on_chip`` is the probability that the robber stands on a chip, and
+        ``robber_off_desert`` that it stands beside the chip of another land hex (when it is
+        not on a chip), both drawn from a stream of its own (:func:`own_stream`): every other
+        draw of a seed stays the same, and so do the on-chip draws of a seed.
         """
         own = own_stream(rng, _ROBBER_STREAM)
         on_chip, where = own.random() < robber_on_chip, float(own.random())
+        # Drawn after the on-chip pair: a seed's robbers on chips stand where they stood.
+        off_desert = not on_chip and own.random() < robber_off_desert
         base = cls(
             robber_on_chip=where if on_chip else None,
+            robber_off_desert=where if off_desert else None,
             rotation_deg=float(rng.uniform(0, 360)),
             fill=float(rng.uniform(0.7, 0.92)),
             offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.04, 0.04))),
@@ -225,6 +247,12 @@ def render_board(
             cond = replace(cond, robber_on_chip=None)
         else:
             board = replace(board, robber=on_chip)
+    elif cond.robber_off_desert is not None:
+        beside = robber_chip_hex(board, cond.robber_off_desert)
+        if beside is None:
+            cond = replace(cond, robber_off_desert=None)
+        else:
+            board = replace(board, robber=beside)
 
     canvas, alpha, plane_to_canvas = _draw_top_view(board, cond, gen)
     homography = _camera_homography(board, cond, width, height)
