@@ -50,9 +50,12 @@ _SOLIDITY = 0.45
 # arm or a shadow is a long thin strip.
 _MAX_ELONGATION = 3.5
 # A figure stands on the art: at least this fraction of the ring around it looks like the art.
-_ART_AROUND = 0.45
+_ART_AROUND = 0.6
 _ART, _OTHER = 1, 2
-_RING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9))
+_RING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (13, 13))
+# The ring starts this far out (its inner kernel): the blurred edge of a figure is neither it
+# nor the art.
+_HALO = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # The longest arc of the window's edge a figure may touch (what comes in from outside the hex
 # meets the edge along a longer one), measured in bins of _ARC_BIN_DEG degrees.
 _MAX_ARC_DEG = 30.0
@@ -70,6 +73,20 @@ _INK_STROKE = 0.2
 # to 0.127 square hex radii after the opening (blurred; 6138 chips of seed 0's renders), a
 # robber on its chip mostly 0.16..0.25.
 _ON_CHIP_FRACTION = 0.9
+# A figure beside a chip reaches over it: a blob keeps what it has on the chip when this
+# share of it at least lies beside the chip...
+_BESIDE_SHARE = 0.1
+# ... and what it has on the chip lies within this distance (hex radii) of what lies beside.
+_REACH = 0.3
+# For the robber, a pixel this much less colourful (CIELAB chroma) than the art, and more
+# than the art's own chroma varies, is unlike the art whatever the art's lightness texture
+# (see figure_mask). Not for the pirate: the black ship is darker than any sea.
+_PALER = 12.0
+# The robber is named only on a blob of half its footprint at least: the smooth fall-off of
+# a glare or of a hand's shadow leaves blobs of 0.065-0.075 square hex radii; 3 of the 307
+# robbers found on the renders tuned on were smaller (0.35 of the footprint still makes a
+# reading ambiguous).
+_ROBBER_NAMED = 0.5
 
 
 @dataclass(frozen=True)
@@ -136,6 +153,7 @@ def figure_mask(
     max_lightness: float = 76.0,
     on_chip: bool = False,
     hidden: Sequence[tuple[float, float, float]] = (),
+    paler: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
     """Figure-like pixels of one hex: grey or black, and unlike the hex's art.
 
@@ -151,7 +169,11 @@ def figure_mask(
         min_delta: the least colour difference (CIELAB delta E) from the hex's art (its
             median colour) that a figure's pixel must show.
         texture: a figure's pixel must also differ from the art by this many times the art's
-            median difference from itself (busy art needs a clearer figure).
+            median difference from itself (busy art needs a clearer figure), or (given
+            ``paler``) be less colourful than it by this many times the art's median chroma
+            difference from its own.
+        paler: the least chroma a pixel unlike the art in colour, not in lightness, is below
+            the art's; None: lightness and colour are one test.
         max_chroma: the most colour (CIELAB chroma) a figure's pixel may have: robbers and
             pirate ships are grey or black plastic, hands and harbour tokens are not.
         max_lightness: the lightest (L*) a figure's pixel may be: a white settlement leaning
@@ -205,7 +227,14 @@ def figure_mask(
     # The art's own spread (texture) sets how far a figure must stand out from it.
     spread = float(np.median(delta[inside]))
     chroma = np.hypot(chans[1], chans[2])
-    mask = inside & (delta > max(min_delta, texture * spread)) & (chroma < max_chroma)
+    # Or, on colourful art, the pixel is paler than it by more than the art's colour varies:
+    # art busy in lightness only (a dark forest's leaves) hides no grey figure.
+    art_chroma = float(np.median(chroma[inside]))
+    chroma_spread = float(np.median(np.abs(chroma[inside] - art_chroma)))
+    unlike = delta > max(min_delta, texture * spread)
+    if paler is not None:
+        unlike |= (art_chroma - chroma > max(paler, texture * chroma_spread)) & (delta > min_delta)
+    mask = inside & unlike & (chroma < max_chroma)
     mask &= chans[0] < max_lightness
     # Tiny specks are texture (rock, shadows of the art), not a figure.
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -214,7 +243,49 @@ def figure_mask(
         on, around = _on_chip(chans, disc, px, min_delta, max_chroma, max_lightness)
         mask = (mask > 0) | on
         surroundings = np.where(disc, around, surroundings)
+    elif chip is not None:
+        # A figure beside the chip stands half over it (the renderer's robber, 0.5 hex radii
+        # out, covers the chip's edge): what the chip's disc and rim hold of a figure that
+        # shows beside the chip belongs to it.
+        disc = window & (rr <= cr**2)
+        rim = window & ~disc & ~inside
+        if disc.sum() >= 16:
+            over, around = _on_chip(
+                chans, disc, px, min_delta, max_chroma, max_lightness, stroke=0.0
+            )
+            like_art = (delta > max(min_delta, texture * spread)) & (chroma < max_chroma)
+            over |= rim & like_art & (chans[0] < max_lightness)
+            mask = _joined(mask > 0, over, px)
+            surroundings = np.where(disc, around, surroundings)
     return mask.astype(bool), surroundings.astype(np.uint8), (x0, y0)
+
+
+def _joined(beside: np.ndarray, over: np.ndarray, px: float) -> np.ndarray:
+    """``beside`` with the pixels of ``over`` that join its blobs (bool (h, w) each).
+
+    ``beside``: figure-like pixels beside a chip; ``over``: those on its disc and rim; ``px``:
+    pixels per hex radius. What lies over the chip joins a blob beside it where it is within
+    ``_REACH`` of it (a figure beside a chip covers its edge, not its middle, where the
+    numeral is) or wider than a numeral's stroke (``_INK_STROKE``, a figure's body). A blob
+    of the two keeps its pixels over the chip only when ``beside`` holds at least
+    ``_BESIDE_SHARE`` of it.
+    """
+    over8 = over.astype(np.uint8)
+    k = max(3, int(round(_INK_STROKE * px)) | 1)
+    thick = cv2.morphologyEx(
+        over8, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    near = cv2.distanceTransform((~beside).astype(np.uint8), cv2.DIST_L2, 3) <= _REACH * px
+    opened = cv2.morphologyEx(over8, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
+    both = beside | (opened & (near | (thick > 0)))
+    n, labels = cv2.connectedComponents(both.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return beside
+    total = np.bincount(labels.ravel(), minlength=n)
+    outside = np.bincount(labels.ravel(), weights=beside.ravel(), minlength=n)
+    keep = outside >= _BESIDE_SHARE * total
+    keep[0] = False
+    return beside | (both & keep[labels])
 
 
 def _on_chip(
@@ -224,6 +295,7 @@ def _on_chip(
     min_delta: float,
     max_chroma: float,
     max_lightness: float,
+    stroke: float = _INK_STROKE,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Figure-like pixels on a chip's disc, and what they stand on.
 
@@ -234,6 +306,8 @@ def _on_chip(
         chans: L*, a*, b* planes of the window, float32 (h, w) each.
         disc: bool (h, w), the chip's disc within the window.
         px: top-view pixels per hex radius.
+        stroke: the opening's diameter, in hex radii (at least 3 pixels): what is thinner
+            is taken for ink.
 
     Returns:
         ``(figure, around)``: bool (h, w) figure-like pixels; uint8 (h, w) what they stand
@@ -248,7 +322,7 @@ def _on_chip(
     chroma = np.hypot(chans[1], chans[2])
     darkest = min(max_lightness, paper[0] - _DARKER_THAN_PAPER)
     dark = disc & (delta > min_delta) & (chroma < max_chroma) & (chans[0] < darkest)
-    k = max(3, int(round(_INK_STROKE * px)) | 1)
+    k = max(3, int(round(stroke * px)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     figure = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_OPEN, kernel) > 0
     around = np.where(disc & ~dark, np.where(delta < min_delta, _ART, _OTHER), 0)
@@ -299,7 +373,8 @@ def figure_blobs(
         if hull <= 0 or area / hull < _SOLIDITY or elongation > _MAX_ELONGATION:
             continue
         if surroundings is not None:
-            ring = (cv2.dilate(blob.astype(np.uint8), _RING) > 0) & ~blob & (surroundings > 0)
+            b8 = blob.astype(np.uint8)
+            ring = (cv2.dilate(b8, _RING) > 0) & ~(cv2.dilate(b8, _HALO) > 0) & (surroundings > 0)
             if ring.any() and (surroundings[ring] == _ART).mean() < _ART_AROUND:
                 continue
         out.append(area)
@@ -314,11 +389,13 @@ def find_figure(
     *,
     footprint: float = _ROBBER_AREA,
     min_fraction: float = 0.35,
+    named_fraction: float | None = None,
     max_fraction: float = 2.5,
     margin: float = 2.0,
     max_lightness: float = 76.0,
     unsure: Collection[Hex] = (),
     hidden: Sequence[tuple[float, float, float]] = (),
+    paler: float | None = None,
 ) -> FigureReading:
     """The hex among ``hexes`` that a dark, colourless figure stands on.
 
@@ -328,6 +405,8 @@ def find_figure(
         chips: chip discs, by hex (top-view pixels).
         footprint: the figure's expected area, in square hex radii.
         min_fraction: the least fraction of ``footprint`` a blob must cover to count.
+        named_fraction: the least fraction the best blob must cover to be named (None:
+            ``min_fraction``); a blob of ``min_fraction`` still makes a reading ambiguous.
         max_fraction: the most, in multiples of ``footprint``: larger blobs are not figures.
         margin: how many times larger than the runner-up the best blob must be.
         max_lightness: see :func:`figure_mask`.
@@ -337,6 +416,7 @@ def find_figure(
             their median radius), for a figure covering ``_ON_CHIP_FRACTION`` of
             ``footprint`` (a bold numeral's thickest strokes must not pass for one).
         hidden: discs left out of every hex's window (see :func:`figure_mask`).
+        paler: see :func:`figure_mask`.
 
     Returns:
         The reading; ``hex`` is None when no blob is large enough or two compete.
@@ -354,6 +434,7 @@ def find_figure(
             max_lightness=max_lightness,
             on_chip=on_chip,
             hidden=hidden,
+            paler=paler,
         )
         cx, cy = np.array(hex_center(hx)) * px + plane_to_top[:2, 2] - (x0, y0)
         blobs = figure_blobs(mask, (cx, cy), _WINDOW * px, surroundings)
@@ -375,7 +456,8 @@ def find_figure(
             if on_chip >= _ON_CHIP_FRACTION * footprint:
                 areas[hx] = max(areas[hx], on_chip)
     ranked = sorted(areas.items(), key=lambda kv: -kv[1])
-    if not ranked or ranked[0][1] < min_fraction * footprint:
+    named = min_fraction if named_fraction is None else max(min_fraction, named_fraction)
+    if not ranked or ranked[0][1] < named * footprint:
         return FigureReading(None, 0.0, False, areas)
     best, area = ranked[0]
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
@@ -395,7 +477,16 @@ def find_robber(
 ) -> FigureReading:
     """The robber among the ``land`` hexes (see :func:`find_figure`); ``unsure``: hexes whose
     chip could not be read or was read with doubt (the robber may stand on it)."""
-    return find_figure(lab, plane_to_top, land, chips, footprint=_ROBBER_AREA, unsure=unsure)
+    return find_figure(
+        lab,
+        plane_to_top,
+        land,
+        chips,
+        footprint=_ROBBER_AREA,
+        named_fraction=_ROBBER_NAMED,
+        unsure=unsure,
+        paler=_PALER,
+    )
 
 
 def find_pirate(
