@@ -168,25 +168,19 @@ def test_standard_board_material(kind: str, hexes: int, harbors: int) -> None:
         standard_board("seafarers", np.random.default_rng(0))
 
 
-def test_the_robber_on_a_chip_is_drawn_from_its_own_stream() -> None:
+@pytest.mark.parametrize("where", ["robber_on_chip", "robber_off_desert"])
+def test_the_robber_moved_is_drawn_from_its_own_stream(where: str) -> None:
     plain, moved = np.random.default_rng(3), np.random.default_rng(3)
     beside = Conditions.random(plain)
-    on_chip = Conditions.random(moved, robber_on_chip=1.0)
-    assert beside.robber_on_chip is None and on_chip.robber_on_chip is not None
+    elsewhere = Conditions.random(moved, **{where: 1.0})
+    assert getattr(beside, where) is None and getattr(elsewhere, where) is not None
     # Every other condition, and every later draw of the seed, is the same.
-    assert replace(on_chip, robber_on_chip=None) == beside
+    assert replace(elsewhere, **{where: None}) == beside
     assert plain.random() == moved.random()
 
 
-def test_the_robber_off_the_desert_is_drawn_from_its_own_stream() -> None:
-    plain, moved = np.random.default_rng(3), np.random.default_rng(3)
-    beside = Conditions.random(plain)
-    off = Conditions.random(moved, robber_off_desert=1.0)
-    assert beside.robber_off_desert is None and off.robber_off_desert is not None
-    # Every other condition, and every later draw of the seed, is the same.
-    assert replace(off, robber_off_desert=None) == beside
-    assert plain.random() == moved.random()
-    # The on-chip draws are those of before: a seed's robber on a chip stands where it stood.
+def test_the_robber_off_the_desert_leaves_the_on_chip_draws_as_they_were() -> None:
+    # A seed's robber on a chip stands where it stood before the off-desert draw existed.
     chip, both = np.random.default_rng(3), np.random.default_rng(3)
     on_chip = Conditions.random(chip, robber_on_chip=1.0)
     assert Conditions.random(both, robber_on_chip=1.0, robber_off_desert=1.0) == on_chip

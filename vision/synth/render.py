@@ -241,18 +241,17 @@ def render_board(
         raise ValueError("the board has no hexes to draw")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     cond = conditions if conditions is not None else Conditions.random(gen)
-    if cond.robber_on_chip is not None:
-        on_chip = robber_chip_hex(board, cond.robber_on_chip)
-        if on_chip is None:
-            cond = replace(cond, robber_on_chip=None)
+    # The robber moved onto a chip, or else beside another hex's chip (the first one given).
+    for moved in ("robber_on_chip", "robber_off_desert"):
+        where = getattr(cond, moved)
+        if where is None:
+            continue
+        hx = robber_chip_hex(board, where)
+        if hx is None:
+            cond = replace(cond, **{moved: None})
         else:
-            board = replace(board, robber=on_chip)
-    elif cond.robber_off_desert is not None:
-        beside = robber_chip_hex(board, cond.robber_off_desert)
-        if beside is None:
-            cond = replace(cond, robber_off_desert=None)
-        else:
-            board = replace(board, robber=beside)
+            board = replace(board, robber=hx)
+        break
 
     canvas, alpha, plane_to_canvas = _draw_top_view(board, cond, gen)
     homography = _camera_homography(board, cond, width, height)
