@@ -235,7 +235,7 @@ def whiteness(
 _LEVELS = (3.0, 6.0, 10.0, 15.0, 21.0)
 _OPENINGS = (3, 7)
 # The closing each cut gets first (pixels of the work image; see _cuts), and the wider one of
-# the second try at a lattice whose chips lie apart (see find_lattice).
+# the second try at a lattice whose chips lie apart or that was not found (see find_lattice).
 _CLOSE = 5
 _WIDE_CLOSE = 7
 # Openings up to this width (pixels) use a structuring element; wider, distance transforms.
@@ -1789,12 +1789,14 @@ _FRAME_FIT_CHIPS = 8
 _FRAME_FIT_GAIN = 0.5
 
 
-def find_lattice(bgr: np.ndarray) -> Lattice:
+def find_lattice(bgr: np.ndarray, wide: bool = False) -> Lattice:
     """Steps 1-2 on a photo: chip candidates and the lattice they lie on (islands relaid,
     empty cells looked at again).
 
     Args:
         bgr: uint8 (H, W, 3) photo, any size (worked on at :data:`WORK_SIDE` at most).
+        wide: cut the candidates with the wider closing (:data:`_WIDE_CLOSE`) only: the
+            second look of a caller that found the first lattice wanting.
 
     Raises:
         NoBoardError: fewer than 6 chips on a lattice.
@@ -1809,17 +1811,22 @@ def find_lattice(bgr: np.ndarray) -> Lattice:
         else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     )
     maps = whiteness_maps(small)
-    found = _lattice_of(small, maps, _CLOSE)
-    if found is not None and _apart(found[2]) > _APART * len(found[2]):
+    found = _lattice_of(small, maps, _WIDE_CLOSE if wide else _CLOSE)
+    if found is None and not wide:
+        # No lattice at all: the chips may all be cut by their numerals as below (a bright
+        # table, bold numerals: the scenario bench's seed 0 render 49 had 4 of 28 on a
+        # lattice, 22 with the wider closing). Nothing was found, so nothing is lost.
+        found = _lattice_of(small, maps, _WIDE_CLOSE)
+    elif found is not None and not wide and _apart(found[2]) > _APART * len(found[2]):
         # A board's chips lie side by side (land hexes touch); a lattice whose chips mostly
         # have no chip beside them went through specks of the table. The chips missing then
         # are, as a rule, light discs cut by their bold numerals into shapes no candidate
         # passes (seed 5 render 65 of bench vision): a wider closing mends the notches. It is
         # tried only then: as a blanket change it laid 4 more of 300 renders wrong (seed 0,
         # docs/vision-chips.md).
-        wide = _lattice_of(small, maps, _WIDE_CLOSE)
-        if wide is not None and _beside(wide[2]) > _beside(found[2]):
-            found = wide
+        wider = _lattice_of(small, maps, _WIDE_CLOSE)
+        if wider is not None and _beside(wider[2]) > _beside(found[2]):
+            found = wider
     if found is None:
         raise NoBoardError(
             "no board found: fewer than 6 number chips on a hex lattice were seen "
