@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
+import vision.known_frame as known_frame
 from companion.board import hex_center
 from companion.scenario import load_scenario, scenario_map
 from vision.known_frame import KnownFrame, register_frame
-from vision.register import find_lattice, project
+from vision.register import NoBoardError, find_lattice, project
 from vision.synth.render import Conditions, Render, render_board
 
 
@@ -48,3 +50,31 @@ def test_a_board_whose_chips_the_first_closing_cuts_apart_still_has_a_lattice():
     reg = register_frame(render.image, frame_of("new-york-erie", 6))
     assert spacing_errors(reg.homography, render).max() < 0.25
     assert not reg.ambiguous
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "i"),
+    [
+        # Cloth for Catan (3), render 28: the first lattice holds the north island only, which
+        # fits the south one as well (placed 7.5 hex spacings off, ambiguous).
+        ("cloth-for-catan", 3, 28),
+    ],
+)
+def test_a_map_in_doubt_on_the_first_lattice_is_placed_on_the_wider_one(name, players, i):
+    render = bench_render(name, players, i)
+    reg = register_frame(render.image, frame_of(name, players))
+    assert spacing_errors(reg.homography, render).max() < 0.25
+    assert not reg.ambiguous
+
+
+def test_a_map_laid_with_its_sea_on_the_table_is_in_doubt():
+    # Cloth for Catan (4), seed 3 render 29: the wider closing's lattice holds the east
+    # island only, and the map is laid with its west island on it, its sea out on the green
+    # table (1 of its 18 sea hexes looks like sea). Nothing else in the costs is against it
+    # by as much: it must not come out as a board placed without doubt, and the first
+    # lattice, which refused the photo, stands.
+    render = bench_render("cloth-for-catan", 4, 29, seed=3)
+    frame = frame_of("cloth-for-catan", 4)
+    assert known_frame._registered(find_lattice(render.image, wide=True), frame).ambiguous
+    with pytest.raises(NoBoardError):
+        register_frame(render.image, frame)
