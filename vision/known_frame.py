@@ -17,9 +17,13 @@ costs as step 3:
 Translations are proposed by the chips: each chip seen votes for the shifts that lay it on a
 chip hex of the map, per rotation. The cheapest placement wins; a runner-up within 1 that is
 not the same board (up to a turn of the map onto itself, sea and chips included) makes the
-registration ambiguous. The result is in the map's own coordinates, so a known frame names
-its hexes like the game that gave it (unless the map is symmetric: ``vision.known_board``
-then tells the turns apart by terrain).
+registration ambiguous, and so does a placement whose sea hexes mostly do not look like
+sea (the map laid with one island on another and its sea out on the table). A registration
+refused or ambiguous on the lattice is tried once more on the lattice of the wider closing
+(``vision.register.find_lattice(wide=True)``), which finds chips the first misses. The
+result is in the map's own coordinates, so a known frame names its hexes like the game that
+gave it (unless the map is symmetric: ``vision.known_board`` then tells the turns apart by
+terrain).
 
 >>> from companion.scenario import load_scenario
 >>> from vision.synth.render import Conditions, render_board
