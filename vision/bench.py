@@ -581,6 +581,8 @@ def run(args: argparse.Namespace) -> int:
     """Run every measurement and print them with the command line."""
     if args.renders < 0:
         raise ValueError(f"--renders must be >= 0, not {args.renders}")
+    if args.scenario_maps < 0:
+        raise ValueError(f"--scenario-maps must be >= 0, not {args.scenario_maps}")
     datasets = Path(args.datasets)
     # The command line that reproduces these figures (every option spelled out).
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
@@ -605,8 +607,6 @@ def run(args: argparse.Namespace) -> int:
         if args.renders
         else None
     )
-    if args.scenario_maps < 0:
-        raise ValueError(f"--scenario-maps must be >= 0, not {args.scenario_maps}")
     log.info("reading %d renders of scenario maps...", args.scenario_maps)
     result["scenario_maps"] = (
         scenario_maps(args.scenario_maps, args.seed) if args.scenario_maps else None

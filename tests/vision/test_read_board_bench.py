@@ -39,11 +39,19 @@ def test_bench_vision_json_without_datasets(
     assert doc["command"].startswith("catan-companion bench vision")
 
 
-def test_bench_vision_refuses_negative_renders(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("option", ["--renders", "--scenario-maps"])
+def test_bench_vision_refuses_negative_counts_before_reading_anything(
+    option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert main(["bench", "vision", "--renders", "-1", "--datasets", str(tmp_path)]) == 2
-    assert "--renders" in capsys.readouterr().err
+    from vision import bench
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a render was read before the options were checked")
+
+    monkeypatch.setattr(bench, "synthetic", never)
+    args = ["bench", "vision", "--renders", "1", option, "-1", "--datasets", str(tmp_path)]
+    assert main(args) == 2
+    assert option in capsys.readouterr().err
 
 
 def test_robber_truth_is_read_from_the_groundtruth_words() -> None:
