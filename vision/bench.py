@@ -226,7 +226,9 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
     hex holds which terrain and chip), and is read against the map of another set-up, as at
     the table. A hex is right when the reading names it as the game does and gives it its
     terrain; a chip when its number is the truth's; harbours are counted right, unseen, wrong
-    and extra on every board. Pieces are not read (the maps carry none).
+    and extra on every board. A board reported certain is wrong unless its terrain, chips and
+    harbours are all right (as in :func:`synthetic`). Pieces are not read (the maps carry
+    none).
     """
     from companion.scenario import list_scenarios, load_scenario, player_counts, scenario_map
 
@@ -295,7 +297,8 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
             chips_right += got == number
             tally["chips_not_hidden_right"] += got == number and h not in chips_under
             tally["chip_values_wrong"] += got is not None and got != number
-        for what, n in harbour_outcomes(truth.harbors, board.harbors, lambda h: h).items():
+        read_harbours = harbour_outcomes(truth.harbors, board.harbors, lambda h: h)
+        for what, n in read_harbours.items():
             harbours[what] += n
         tally["terrain_right"] += terrain_right
         tally["chips_right"] += chips_right
@@ -303,8 +306,11 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
         own["chips_right"] += chips_right
         if is_certain(board):
             tally["reported_certain"] += 1
-            tally["wrong_but_certain"] += terrain_right < len(truth.tiles) or chips_right < len(
-                chips
+            tally["wrong_but_certain"] += not (
+                terrain_right == len(truth.tiles)
+                and chips_right == len(chips)
+                and read_harbours["right"] == len(truth.harbors)
+                and read_harbours["extra"] == 0
             )
     visible = tally["hexes"] - tally["hexes_hidden_by_hands"]
     clear = tally["chips"] - tally["chips_hidden_by_hands"]
