@@ -160,11 +160,15 @@ def read_board(
         debug_dir: if given, stage images are written there (see :mod:`vision.debug`).
         pieces: read the players' pieces too (see :func:`vision.pieces.detect_pieces`); the
             board alone is read faster.
-        known: the map on the table (a scenario's, e.g. ``load_scenario(...).board``), whose
-            hexes, sea and terrain counts are known though not which land hex holds which
-            terrain: a Seafarers or country map is registered by its frame
-            (:mod:`vision.known_frame`) with its own sea, and the terrain is read under its
-            counts as a base board's is (see :func:`map_counts`); overrides ``kind``.
+        known: the map on the table (a scenario's, ``companion.scenario.scenario_map``),
+            whose hexes, sea, terrain and chip counts are known though not which land hex
+            holds which: a Seafarers or country map is registered by its frame
+            (:mod:`vision.known_frame`) with its own sea, the terrain is read under its
+            counts as a base board's is (:func:`map_counts`), its chips under its chip
+            counts (:func:`map_chip_counts`), its face-down hexes given
+            (:func:`is_face_down`), its land without chips not read for one
+            (:func:`map_chipless`) and its harbours read on its sides (:func:`map_harbours`);
+            overrides ``kind``.
 
     Returns:
         The board; hexes in canonical coordinates (orientation chosen by the reader and stable
