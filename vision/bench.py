@@ -33,6 +33,7 @@ import re
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -49,11 +50,12 @@ from companion.board import (
     rows_of,
 )
 from vision.bench_chips import evaluate_chips
+from vision.bench_pieces import random_pieces
 from vision.read_board import is_certain, read_board
 from vision.register import circle_points, project
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
-from vision.synth.render import Conditions, Render, distort_points, render_board
+from vision.synth.render import Conditions, Render, distort_points, own_stream, render_board
 
 log = logging.getLogger("vision.bench")
 
@@ -94,6 +96,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0: on the desert; a render whose robber stands on a chip stays there)",
     )
     parser.add_argument(
+        "--pieces",
+        type=float,
+        default=0.0,
+        help="share of the renders whose board carries a game's settlements, cities, roads "
+        "and ships (default 0: none)",
+    )
+    parser.add_argument(
         "--known-map",
         action="store_true",
         help="read each render with its map known, as read-board --scenario does (a Seafarers "
@@ -107,16 +116,21 @@ def synthetic(
     robber_on_chip: float = 0.0,
     known_map: bool = False,
     robber_off_desert: float = 0.0,
+    pieces: float = 0.0,
 ) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards.
 
     ``robber_on_chip``: the probability that a render's robber stands on a chip,
     ``robber_off_desert`` that it stands beside another land hex's chip (see
-    ``Conditions.random``); the renders are otherwise the same. ``known_map``: each render is
+    ``Conditions.random``), ``pieces`` that its board carries a game's pieces (see
+    :func:`hard_render`); the renders are otherwise the same. ``known_map``: each render is
     read with its map known (``read_board(known=...)``: the map's hexes, sea and terrain
-    counts, not which land hex holds which terrain).
+    counts, not which land hex holds which terrain). A board whose only doubt is the kind of
+    some pieces is counted apart (``board_certain_but_pieces``), with how many of those are
+    wrong: pieces read from one photo always ask for a look, the board they stand on need not.
     """
     t_ok = t_all = c_ok = c_all = refused = wrong_certain = certain = 0
+    certain_but_pieces = wrong_but_pieces = 0
     # Terrain of the hexes a hand leaves visible, and how many it hides; the same for chips.
     v_ok = v_all = hidden_total = 0
     cv_ok = cv_all = chips_hidden = 0
@@ -129,7 +143,7 @@ def synthetic(
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
-        truth, conditions, render = hard_render(seed, i, robber_on_chip, robber_off_desert)
+        truth, conditions, render = hard_render(seed, i, robber_on_chip, robber_off_desert, pieces)
         robber = render.board.robber  # moved by the conditions, maybe
         hidden = hidden_by_hands(render, conditions.distortion)
         hidden_total += len(hidden)
@@ -195,6 +209,9 @@ def synthetic(
         if is_certain(board):
             certain += 1
             wrong_certain += not perfect
+        elif is_certain(board, pieces=False):
+            certain_but_pieces += 1
+            wrong_but_pieces += not perfect
     return {
         "renders": renders,
         "seed": seed,
@@ -211,6 +228,8 @@ def synthetic(
         "harbours_on_boards_read_right": harbours,
         "reported_certain": certain,
         "wrong_but_certain": wrong_certain,
+        "board_certain_but_pieces": certain_but_pieces,
+        "wrong_but_board_certain_but_pieces": wrong_but_pieces,
         "per_kind_terrain_accuracy": {
             k: v["terrain_right"] / v["hexes"] if v["hexes"] else None for k, v in per_kind.items()
         },
@@ -332,6 +351,8 @@ def _share(part: int, whole: int) -> float | None:
 
 
 _FIGURE_OUTCOMES = ("right", "unseen", "wrong")
+# The spawn key of the pieces' own stream (see vision.synth.render.own_stream).
+_PIECES_STREAM = 2_000_003
 # A hex is hidden by a hand when this share of the ring its terrain is read from is covered
 # (vision.read_board's own threshold for calling a hex covered).
 _HIDDEN = 0.75
@@ -431,12 +452,18 @@ class HardRender(NamedTuple):
 
 
 def hard_render(
-    seed: int, index: int, robber_on_chip: float = 0.0, robber_off_desert: float = 0.0
+    seed: int,
+    index: int,
+    robber_on_chip: float = 0.0,
+    robber_off_desert: float = 0.0,
+    pieces: float = 0.0,
 ) -> HardRender:
     """Render ``index`` of ``bench vision --seed SEED`` (every third a base, 5-6 or
     Seafarers-like board), the same photo every time: how the bench and the tests that
     name a render make it (``robber_on_chip``, ``robber_off_desert``: see
-    ``Conditions.random``).
+    ``Conditions.random``). ``pieces``: the probability that the board carries a game's
+    worth of pieces (:func:`vision.bench_pieces.random_pieces`), drawn from a stream of its
+    own so that the board and the conditions stay the seed's.
 
     >>> first = hard_render(0, 2)
     >>> first.truth.kind, first.render.image.dtype, first.render.image.ndim
@@ -444,6 +471,9 @@ def hard_render(
     """
     rng = np.random.default_rng(seed * 100_003 + index)
     truth = _board(index % 3, rng)
+    own = own_stream(rng, _PIECES_STREAM)
+    if own.random() < pieces:
+        truth = replace(truth, pieces=random_pieces(truth, own))
     conditions = Conditions.random(
         rng, robber_on_chip=robber_on_chip, robber_off_desert=robber_off_desert
     )
@@ -589,6 +619,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--renders must be >= 0, not {args.renders}")
     if args.scenario_maps < 0:
         raise ValueError(f"--scenario-maps must be >= 0, not {args.scenario_maps}")
+    for name, share in (
+        ("--robber-on-chip", args.robber_on_chip),
+        ("--robber-off-desert", args.robber_off_desert),
+        ("--pieces", args.pieces),
+    ):
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"{name} is a share of the renders, within [0, 1], not {share}")
     datasets = Path(args.datasets)
     # The command line that reproduces these figures (every option spelled out).
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
@@ -596,6 +633,8 @@ def run(args: argparse.Namespace) -> int:
         command += f" --robber-on-chip {args.robber_on_chip}"
     if args.robber_off_desert:
         command += f" --robber-off-desert {args.robber_off_desert}"
+    if args.pieces:
+        command += f" --pieces {args.pieces}"
     if args.known_map:
         command += " --known-map"
     if args.scenario_maps:
@@ -608,7 +647,12 @@ def run(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"command": command}
     result["synthetic"] = (
         synthetic(
-            args.renders, args.seed, args.robber_on_chip, args.known_map, args.robber_off_desert
+            args.renders,
+            args.seed,
+            args.robber_on_chip,
+            args.known_map,
+            args.robber_off_desert,
+            args.pieces,
         )
         if args.renders
         else None
@@ -635,6 +679,11 @@ def run(args: argparse.Namespace) -> int:
             f"chips {_pct(syn['chip_accuracy'])}, refused {syn['refused_as_no_board']}, "
             f"certain {syn['reported_certain']} of which wrong {syn['wrong_but_certain']}"
         )
+        if syn["board_certain_but_pieces"]:
+            print(
+                f"  certain but for some pieces' kind {syn['board_certain_but_pieces']}, of "
+                f"which wrong {syn['wrong_but_board_certain_but_pieces']}"
+            )
         print(
             f"  {syn['hexes_hidden_by_hands']} hexes hidden by hands; terrain of the others "
             f"{_pct(syn['terrain_accuracy_of_hexes_not_hidden'])}; "

@@ -120,9 +120,22 @@ def load_image(image_or_path: np.ndarray | str | Path) -> np.ndarray:
     raise ValueError(f"the image must be (H, W) or (H, W, 3), not {img.shape}")
 
 
-def is_certain(board: Board) -> bool:
-    """True when nothing in the reading is in doubt."""
-    return not any(w.startswith("uncertain") for w in board.warnings)
+#: What the doubt on a building's kind and on a coast piece's kind says (in that order), after
+#: "uncertain: N ".
+PIECE_DOUBTS = (
+    "building(s) could be a city or a settlement",
+    "piece(s) on the coast could be a road or a ship",
+)
+
+
+def is_certain(board: Board, pieces: bool = True) -> bool:
+    """True when nothing in the reading is in doubt; with ``pieces`` False, nothing but the
+    kind of some pieces (the board itself is certain: a mid-game photo's hexes, chips and
+    harbours can be trusted while a player looks at a building)."""
+    return not any(
+        w.startswith("uncertain") and (pieces or not any(d in w for d in PIECE_DOUBTS))
+        for w in board.warnings
+    )
 
 
 def unanchored_islands(reg: FrameRegistration, known: Board | None) -> list[list[Hex]]:
@@ -300,10 +313,7 @@ def read_board(
     seen = [p.to_piece() for p in found]
     # Named by place: the pieces' JSON carries no kind confidence, and a player must know
     # which piece to look at.
-    for on_vertex, what in (
-        (True, "building(s) could be a city or a settlement"),
-        (False, "piece(s) on the coast could be a road or a ship"),
-    ):
+    for on_vertex, what in zip((True, False), PIECE_DOUBTS, strict=True):
         doubt = [
             p
             for p in found

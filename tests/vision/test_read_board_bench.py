@@ -39,9 +39,23 @@ def test_bench_vision_json_without_datasets(
     assert doc["command"].startswith("catan-companion bench vision")
 
 
-@pytest.mark.parametrize("option", ["--renders", "--scenario-maps"])
-def test_bench_vision_refuses_negative_counts_before_reading_anything(
-    option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--renders", "-1"),
+        ("--scenario-maps", "-1"),
+        ("--pieces", "1.5"),
+        ("--pieces", "-0.1"),
+        ("--robber-on-chip", "2"),
+        ("--robber-off-desert", "-1"),
+    ],
+)
+def test_bench_vision_refuses_bad_counts_and_shares_before_reading_anything(
+    option: str,
+    value: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from vision import bench
 
@@ -49,7 +63,7 @@ def test_bench_vision_refuses_negative_counts_before_reading_anything(
         raise AssertionError("a render was read before the options were checked")
 
     monkeypatch.setattr(bench, "synthetic", never)
-    args = ["bench", "vision", "--renders", "1", option, "-1", "--datasets", str(tmp_path)]
+    args = ["bench", "vision", "--renders", "1", option, value, "--datasets", str(tmp_path)]
     assert main(args) == 2
     assert option in capsys.readouterr().err
 
@@ -266,7 +280,9 @@ def test_bench_vision_names_the_robber_off_the_desert_in_its_command(
 
     shares: list[float] = []
 
-    def synthetic(renders: int, seed: int, on_chip: float, known: bool, off: float) -> dict:
+    def synthetic(
+        renders: int, seed: int, on_chip: float, known: bool, off: float, pieces: float
+    ) -> dict:
         shares.append(off)
         return {}
 
@@ -277,3 +293,78 @@ def test_bench_vision_names_the_robber_off_the_desert_in_its_command(
     doc = json.loads(capsys.readouterr().out)
     assert shares == [0.5]
     assert "--robber-off-desert 0.5" in doc["command"]
+
+
+def test_a_render_with_pieces_keeps_its_board_and_conditions() -> None:
+    from dataclasses import replace
+
+    from vision import bench
+
+    bare = bench.hard_render(0, 1)
+    assert bare.truth.pieces == [] and bench.hard_render(0, 1, pieces=0.0).truth == bare.truth
+    dressed = bench.hard_render(0, 1, pieces=1.0)
+    kinds = {p.kind for p in dressed.truth.pieces}
+    assert {"settlement", "city", "road"} <= kinds
+    assert replace(dressed.truth, pieces=[]) == bare.truth
+    assert dressed.conditions == bare.conditions
+    # The pieces are drawn: the photo differs where they stand.
+    assert not np.array_equal(dressed.render.image, bare.render.image)
+
+
+def test_a_board_in_doubt_only_over_its_pieces_is_counted_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    from companion.board import Terrain
+    from vision import bench
+    from vision.read_board import PIECE_DOUBTS
+
+    doubt = f"uncertain: 1 {PIECE_DOUBTS[0]}: red city at (0, 0, N)"
+    reads: list[object] = []
+
+    def read(image: np.ndarray, known: object = None) -> object:
+        truth = bench.hard_render(0, len(reads)).truth
+        if len(reads) == 1:  # the second board's desert is read as fields
+            desert = next(h for h, t in truth.tiles.items() if t.terrain == Terrain.DESERT)
+            tiles = dict(truth.tiles)
+            tiles[desert] = replace(tiles[desert], terrain=Terrain.FIELDS)
+            truth = replace(truth, tiles=tiles)
+        reads.append(truth)
+        return replace(truth, warnings=[doubt])
+
+    monkeypatch.setattr(bench, "read_board", read)
+    out = bench.synthetic(2, 0)
+    assert out["reported_certain"] == 0
+    assert out["board_certain_but_pieces"] == 2
+    assert out["wrong_but_board_certain_but_pieces"] == 1
+
+
+def test_only_doubts_over_pieces_leave_a_board_certain_but_for_its_pieces() -> None:
+    from companion.board import Board
+    from vision.read_board import PIECE_DOUBTS, is_certain
+
+    for what in PIECE_DOUBTS:
+        board = Board("base", {}, warnings=[f"uncertain: 2 {what}: ...", "3 piece(s) read"])
+        assert not is_certain(board) and is_certain(board, pieces=False)
+    hexes = Board("base", {}, warnings=["uncertain: 1 hex(es) read with confidence below 0.9"])
+    assert not is_certain(hexes) and not is_certain(hexes, pieces=False)
+
+
+def test_bench_vision_passes_and_names_its_share_of_renders_with_pieces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision import bench
+
+    shares: list[float] = []
+
+    def synthetic(*args: object) -> dict:
+        shares.append(args[5])  # type: ignore[arg-type]
+        return {}
+
+    monkeypatch.setattr(bench, "synthetic", synthetic)
+    monkeypatch.setattr(bench, "timing", lambda datasets: {})
+    argv = ["bench", "vision", "--json", "--renders", "1", "--pieces", "0.5"]
+    assert main([*argv, "--datasets", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert shares == [0.5] and "--pieces 0.5" in doc["command"]
