@@ -11,6 +11,10 @@ Written by ``read_board(..., debug_dir=DIR)`` and ``catan-companion read-board -
     the top view with each hex's terrain, number and confidence written on it.
 ``4_harbours.png``
     the top view with every coast side's harbour spot (see :func:`vision.harbours.draw_harbours`).
+
+A photo refused as "no board found" gets ``1_candidates.png`` alone (every chip candidate in
+red, those the hex lattice fit kept in green: too few of them, or none, is why) and
+``refused.txt`` with the message (:func:`write_refusal_images`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ import cv2
 import numpy as np
 
 from companion.board import Board, Hex, hex_center, hex_corner_points
-from vision.register import Registration, project
+from vision.register import (
+    WORK_SIDE,
+    ChipCandidate,
+    Registration,
+    find_chip_candidates,
+    fit_lattice,
+    project,
+)
 
 _TERRAIN_INITIAL = {
     "forest": "F",
@@ -40,19 +51,56 @@ _TERRAIN_INITIAL = {
 def draw_candidates(image: np.ndarray, reg: Registration) -> np.ndarray:
     """Photo (BGR uint8) with chip candidates, kept chips and the sea test drawn on a copy."""
     out = image.copy()
-    thick = max(1, max(image.shape[:2]) // 600)
     overlay = out.copy()
     for h, frac in reg.sea_fraction.items():
         if frac > 0.7:
             poly = project(reg.homography, np.array(hex_corner_points(h)))
             cv2.fillPoly(overlay, [np.round(poly).astype(np.int32)], (255, 120, 0))
     out = cv2.addWeighted(overlay, 0.35, out, 0.65, 0)
-    for c in reg.candidates:
+    kept = project(reg.homography, np.array([hex_center(h) for h in reg.chip_hexes]).reshape(-1, 2))
+    return _draw_discs(out, reg.candidates, kept)
+
+
+def _draw_discs(
+    out: np.ndarray, candidates: Iterable[ChipCandidate], kept: np.ndarray
+) -> np.ndarray:
+    """Draw on ``out`` (BGR uint8, in place) each candidate as a red circle and each kept
+    chip centre (float (N, 2) pixels) as a green dot; returns ``out``."""
+    thick = max(1, max(out.shape[:2]) // 600)
+    for c in candidates:
         cv2.circle(out, (int(c.x), int(c.y)), max(2, int(c.radius)), (0, 0, 255), thick)
-    for h in reg.chip_hexes:
-        p = project(reg.homography, np.array([hex_center(h)]))[0]
-        cv2.circle(out, (int(p[0]), int(p[1])), 6 * thick, (0, 255, 0), -1)
+    for x, y in kept:
+        cv2.circle(out, (int(x), int(y)), 6 * thick, (0, 255, 0), -1)
     return out
+
+
+def write_refusal_images(directory: Path, image: np.ndarray, message: str) -> list[Path]:
+    """Write what a refused photo (BGR uint8 (H, W, 3)) showed the registration: every chip
+    candidate, the ones the hex lattice fit kept (the board needs 6 or more), and the refusal
+    ``message``; returns the paths.
+
+    Raises:
+        ValueError: the directory cannot be created or written.
+    """
+    scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    candidates = find_chip_candidates(small)
+    fit = fit_lattice(candidates)
+    on_lattice = [candidates[i] for i in fit[1].values()] if fit else []
+    # Candidates are found on the work image; drawn on the photo at its own size.
+    drawn = [ChipCandidate(c.x / scale, c.y / scale, c.radius / scale) for c in candidates]
+    kept = np.array([(c.x / scale, c.y / scale) for c in on_lattice]).reshape(-1, 2)
+    directory = _made(directory)
+    paths = _write(directory, {"1_candidates.png": _draw_discs(image.copy(), drawn, kept)})
+    text = directory / "refused.txt"
+    try:
+        text.write_text(
+            f"{message}\n{len(candidates)} chip candidate(s), {len(on_lattice)} on one hex "
+            "lattice (6 or more are needed)\n"
+        )
+    except OSError as exc:
+        raise ValueError(f"{text}: could not write ({exc})") from None
+    return [*paths, text]
 
 
 def draw_grid(top: np.ndarray, plane_to_top: np.ndarray, reg: Registration) -> np.ndarray:
@@ -118,16 +166,26 @@ def write_debug_images(
     Raises:
         ValueError: the directory cannot be created or written.
     """
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"{directory}: cannot create the debug directory ({exc})") from None
     stages = {
         "1_candidates.png": draw_candidates(image, reg),
         "2_top_view.png": draw_grid(top, plane_to_top, reg),
         "3_labels.png": draw_labels(top, plane_to_top, board),
         **(extra or {}),
     }
+    return _write(_made(directory), stages)
+
+
+def _made(directory: Path) -> Path:
+    """``directory``, created if needed (ValueError naming it when it cannot be)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{directory}: cannot create the debug directory ({exc})") from None
+    return directory
+
+
+def _write(directory: Path, stages: Mapping[str, np.ndarray]) -> list[Path]:
+    """Write each stage image (file name -> BGR uint8) into ``directory``; returns paths."""
     paths = []
     for name, img in stages.items():
         p = directory / name

@@ -26,6 +26,7 @@ from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import KIND_CERTAIN, detect_pieces
 from vision.register import (
+    NoBoardError,
     Registration,
     band_doubt,
     circle_points,
@@ -195,12 +196,21 @@ def read_board(
         raise ValueError(f"the image is too small ({image.shape[1]}x{image.shape[0]}) to read")
     warnings: list[str] = []
     counts = map_counts(known, warnings) if known is not None else None
-    if known is not None and known.kind in SCENARIO_BOARD_KINDS:
-        frame = KnownFrame.of_board(known)
-        # Which land hexes hold a chip is the set-up's draw (a desert's place), not the map's.
-        reg: Registration = register_frame(image, replace(frame, chips=None))
-    else:
-        reg = register(image, known.kind if known is not None else kind)
+    try:
+        if known is not None and known.kind in SCENARIO_BOARD_KINDS:
+            frame = KnownFrame.of_board(known)
+            # Which land hexes hold a chip is the set-up's draw (a desert's place), not the
+            # map's.
+            reg: Registration = register_frame(image, replace(frame, chips=None))
+        else:
+            reg = register(image, known.kind if known is not None else kind)
+    except NoBoardError as exc:
+        if debug_dir is not None:
+            from vision.debug import write_refusal_images
+
+            written = write_refusal_images(Path(debug_dir), image, str(exc))
+            raise NoBoardError(f"{exc}; what was seen of it: {written[0]}") from None
+        raise
     if reg.ambiguous:
         warnings.append("uncertain: the frame fits the chips in more than one place")
     elif doubt := band_doubt(reg):

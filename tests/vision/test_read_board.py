@@ -115,6 +115,29 @@ def test_debug_images_are_written(tmp_path: Path, base_render) -> None:  # noqa:
         assert cv2.imread(str(tmp_path / "dbg" / name)) is not None
 
 
+def test_a_refused_photo_leaves_its_candidates_and_the_reason_in_the_debug_directory(
+    tmp_path: Path,
+    base_render,  # noqa: ANN001
+) -> None:
+    # The board with all but five of its chips painted over: too few for a lattice.
+    from companion.board import hex_center
+    from vision.register import project
+
+    image = base_render.image.copy()
+    chips = [h for h, t in base_render.board.tiles.items() if t.number is not None]
+    for x, y in project(base_render.homography, np.array([hex_center(h) for h in chips[5:]])):
+        cv2.circle(image, (int(x), int(y)), 45, (40, 90, 40), -1)
+    with pytest.raises(ValueError, match="no board found") as refusal:
+        read_board(image, debug_dir=tmp_path / "dbg")
+    names = sorted(p.name for p in (tmp_path / "dbg").iterdir())
+    assert names == ["1_candidates.png", "refused.txt"]
+    drawn = cv2.imread(str(tmp_path / "dbg" / "1_candidates.png"))
+    assert drawn.shape == image.shape and not np.array_equal(drawn, image)
+    text = (tmp_path / "dbg" / "refused.txt").read_text()
+    assert str(refusal.value).startswith(text.splitlines()[0]) and "chip candidate(s)" in text
+    assert str(tmp_path / "dbg" / "1_candidates.png") in str(refusal.value)
+
+
 def test_command_prints_one_loadable_json_document(
     tmp_path: Path,
     base_render,
