@@ -273,28 +273,6 @@ def test_a_robber_off_the_desert_is_rendered_and_scored_where_the_render_put_it(
     assert figures["robber_right"] == 1 and figures["robber_wrong"] == 0
 
 
-def test_bench_vision_names_the_robber_off_the_desert_in_its_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from vision import bench
-
-    shares: list[float] = []
-
-    def synthetic(
-        renders: int, seed: int, on_chip: float, known: bool, off: float, pieces: float
-    ) -> dict:
-        shares.append(off)
-        return {}
-
-    monkeypatch.setattr(bench, "synthetic", synthetic)
-    monkeypatch.setattr(bench, "timing", lambda datasets: {})
-    argv = ["bench", "vision", "--json", "--renders", "1", "--robber-off-desert", "0.5"]
-    assert main([*argv, "--datasets", str(tmp_path)]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert shares == [0.5]
-    assert "--robber-off-desert 0.5" in doc["command"]
-
-
 def test_a_render_with_pieces_keeps_its_board_and_conditions() -> None:
     from dataclasses import replace
 
@@ -351,20 +329,32 @@ def test_only_doubts_over_pieces_leave_a_board_certain_but_for_its_pieces() -> N
     assert not is_certain(hexes) and not is_certain(hexes, pieces=False)
 
 
-def test_bench_vision_passes_and_names_its_share_of_renders_with_pieces(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("option", "position"), [("--robber-on-chip", 2), ("--robber-off-desert", 4), ("--pieces", 5)]
+)
+def test_bench_vision_passes_and_names_each_share_of_renders(
+    option: str,
+    position: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from vision import bench
 
-    shares: list[float] = []
+    given: list[tuple[object, ...]] = []
 
     def synthetic(*args: object) -> dict:
-        shares.append(args[5])  # type: ignore[arg-type]
+        given.append(args)
         return {}
 
     monkeypatch.setattr(bench, "synthetic", synthetic)
     monkeypatch.setattr(bench, "timing", lambda datasets: {})
-    argv = ["bench", "vision", "--json", "--renders", "1", "--pieces", "0.5"]
+    argv = ["bench", "vision", "--json", "--renders", "1", option, "0.5"]
     assert main([*argv, "--datasets", str(tmp_path)]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert shares == [0.5] and "--pieces 0.5" in doc["command"]
+    (args,) = given
+    # The share goes to its own parameter, the others stay 0.
+    assert [a for i, a in enumerate(args) if i in (2, 4, 5)] == [
+        0.5 if i == position else 0.0 for i in (2, 4, 5)
+    ]
+    assert f"{option} 0.5" in doc["command"]
