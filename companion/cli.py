@@ -96,7 +96,22 @@ def _add_modules(
         p.set_defaults(_module=module)
 
 
+def one_blas_thread() -> None:
+    """Have NumPy's BLAS (OpenBLAS) run on the calling thread, unless the environment says
+    otherwise; it only takes effect before NumPy is first imported, so :func:`main` calls it
+    before any command is.
+
+    Every product the companion multiplies is small (the chip classifier's 30-odd views by
+    324 features by 128), and OpenBLAS splits even those over a thread per core, which then
+    wait on each other: on the 2-core machine at load 6, ``read_board`` of a 1600x1200 photo
+    took 1.49 s wall and 1.03 s CPU so, against 0.80 s and 0.60 s on one thread (docs/vision.md,
+    Speed). The camera, the web page and the engine share those cores.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    one_blas_thread()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)

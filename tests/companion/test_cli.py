@@ -115,3 +115,31 @@ def test_the_helps_list_every_command_and_bench(capsys: pytest.CaptureFixture[st
             build_parser(argv).parse_args(argv)
         listed = capsys.readouterr().out
         assert [name for name in names if name not in listed] == []
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("2", "2")])
+def test_numpys_blas_runs_on_one_thread_unless_the_environment_says_otherwise(
+    given: str | None, kept: str
+) -> None:
+    # A fresh interpreter: NumPy reads the setting when it is first imported, which here is
+    # by the command that main runs.
+    script = (
+        "import os, sys\n"
+        "from companion.cli import main\n"
+        "main(['check-setup', '/nonexistent/board.json'])\n"
+        "import numpy\n"
+        "numpy.ones((200, 324), numpy.float32) @ numpy.ones((324, 128), numpy.float32)\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    setting, threads = done.stdout.split()
+    assert setting == kept
+    if given is None:
+        # No BLAS worker threads beside the main one.
+        assert threads == "1"
