@@ -251,6 +251,9 @@ class NameMap:
 @dataclass
 class Tally:
     pieces: Counter = field(default_factory=Counter)  # (kind|colour, "seen"|"total")
+    #: (game, kind, colour, site) -> step ends at which that piece was not held: which pieces a
+    #: change in the pieces figure lost or won, which the rates alone cannot say.
+    lost: Counter = field(default_factory=Counter)
     extra: int = 0
     expected: int = 0
     by_camera: int = 0
@@ -275,7 +278,12 @@ def _present(game: Game, action: Action) -> bool:
 
 
 def run_game(
-    players: tuple[str, ...], args: argparse.Namespace, seed: int, tally: Tally, workdir: Path
+    players: tuple[str, ...],
+    args: argparse.Namespace,
+    seed: int,
+    tally: Tally,
+    workdir: Path,
+    game: int = 1,
 ) -> None:
     board, steps, plans = script_game(players, args.turns, seed)
     src = SyntheticGameSource(
@@ -311,7 +319,7 @@ def run_game(
             assert truth is not None
             if truth.step != step:
                 if step >= 0:
-                    _end_step(tracker, names, truth.homography, steps[step].board, tally)
+                    _end_step(tracker, names, truth.homography, steps[step].board, tally, game)
                     _catch_up(table, plans[step], tally)
                 step = truth.step
                 for action in plans[step].before:
@@ -359,7 +367,7 @@ def run_game(
                     tally.delays.append(t - truth.changed_at)
                 else:
                     tally.pending += 1
-        _end_step(tracker, names, src.truth.homography, steps[step].board, tally)  # type: ignore[union-attr]
+        _end_step(tracker, names, src.truth.homography, steps[step].board, tally, game)  # type: ignore[union-attr]
         _catch_up(table, plans[step], tally)
         tally.registrations += tracker.status.registrations
     finally:
@@ -367,9 +375,14 @@ def run_game(
 
 
 def _end_step(
-    tracker: Tracker, names: NameMap, truth_h: np.ndarray, board: Board, tally: Tally
+    tracker: Tracker,
+    names: NameMap,
+    truth_h: np.ndarray,
+    board: Board,
+    tally: Tally,
+    game: int = 1,
 ) -> None:
-    """Score what the tracker holds against the step's board."""
+    """Score what the tracker holds against the step's board (``game``: its number, 1 up)."""
     if tracker.detector is None:
         held: set[tuple[str, str, Any]] = set()
     else:
@@ -381,7 +394,22 @@ def _end_step(
         for key in (f"kind:{kind}", f"colour:{colour}"):
             tally.pieces[(key, "total")] += 1
             tally.pieces[(key, "seen")] += int(ok)
+        if not ok:
+            tally.lost[(game, kind, colour, site)] += 1
     tally.extra += len(held - truth)
+
+
+def lost_examples(lost: Counter, n: int = 10) -> list[str]:
+    """The ``n`` pieces not held at the most step ends, most first (ties by game and name).
+
+    A piece missed once counts at every step's end until it is held again, so a few pieces make
+    most of the lost piece-steps; naming them lets two runs be compared piece by piece.
+    """
+    ranked = sorted(lost.items(), key=lambda item: (-item[1], item[0][0], str(item[0][1:])))
+    return [
+        f"game {game}: {kind} {colour} at {site}, {count} step ends"
+        for (game, kind, colour, site), count in ranked[:n]
+    ]
 
 
 def _catch_up(table: Table, plan: StepPlan, tally: Tally) -> None:
@@ -782,7 +810,7 @@ def run(args: argparse.Namespace) -> int:
             log.info(
                 "game %d of %d: %s, %d turns", g + 1, args.games, ", ".join(players), args.turns
             )
-            run_game(players, args, args.seed + g, tally, Path(tmp))
+            run_game(players, args, args.seed + g, tally, Path(tmp), game=g + 1)
     by_kind = {}
     by_colour = {}
     for (key, what), _ in sorted(tally.pieces.items()):
@@ -808,6 +836,7 @@ def run(args: argparse.Namespace) -> int:
             "by_colour": by_colour,
             "extra": tally.extra,
             "piece_steps": total_all,
+            "lost_examples": lost_examples(tally.lost),
         },
         "actions": {
             "expected_builds": tally.expected,
@@ -850,6 +879,8 @@ def _print(doc: dict[str, Any]) -> None:
     for group in ("by_kind", "by_colour"):
         for name, e in p[group].items():
             print(f"  {name:<11} {e['seen']:>5} / {e['total']:<5} {e['rate']}")
+    for example in p["lost_examples"]:
+        print(f"  not held: {example}")
     a = doc["actions"]
     print(
         f"builds and robber moves: {a['applied_by_camera']} applied by the camera and "
