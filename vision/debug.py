@@ -12,8 +12,8 @@ Written by ``read_board(..., debug_dir=DIR)`` and ``catan-companion read-board -
 ``4_harbours.png``
     the top view with every coast side's harbour spot (see :func:`vision.harbours.draw_harbours`).
 
-A photo refused as "no board found" gets ``1_candidates.png`` alone (every chip candidate in
-red, those the hex lattice fit kept in green: too few of them, or none, is why) and
+A photo refused as "no board found" gets ``1_candidates.png`` alone (every chip candidate the
+registration had in red, the chips of its lattice, if it found one, in green) and
 ``refused.txt`` with the message (:func:`write_refusal_images`).
 """
 
@@ -26,14 +26,7 @@ import cv2
 import numpy as np
 
 from companion.board import Board, Hex, hex_center, hex_corner_points
-from vision.register import (
-    WORK_SIDE,
-    ChipCandidate,
-    Registration,
-    find_chip_candidates,
-    fit_lattice,
-    project,
-)
+from vision.register import ChipCandidate, NoBoardError, Registration, project
 
 _TERRAIN_INITIAL = {
     "forest": "F",
@@ -74,29 +67,21 @@ def _draw_discs(
     return out
 
 
-def write_refusal_images(directory: Path, image: np.ndarray, message: str) -> list[Path]:
-    """Write what a refused photo (BGR uint8 (H, W, 3)) showed the registration: every chip
-    candidate, the ones the hex lattice fit kept (the board needs 6 or more), and the refusal
-    ``message``; returns the paths.
+def write_refusal_images(directory: Path, image: np.ndarray, refusal: NoBoardError) -> list[Path]:
+    """Write what the registration saw of a photo (BGR uint8 (H, W, 3)) it refused: the
+    candidates and lattice chips ``refusal`` carries, and its message; returns the paths.
 
     Raises:
         ValueError: the directory cannot be created or written.
     """
-    scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    candidates = find_chip_candidates(small)
-    fit = fit_lattice(candidates)
-    on_lattice = [candidates[i] for i in fit[1].values()] if fit else []
-    # Candidates are found on the work image; drawn on the photo at its own size.
-    drawn = [ChipCandidate(c.x / scale, c.y / scale, c.radius / scale) for c in candidates]
-    kept = np.array([(c.x / scale, c.y / scale) for c in on_lattice]).reshape(-1, 2)
     directory = _made(directory)
-    paths = _write(directory, {"1_candidates.png": _draw_discs(image.copy(), drawn, kept)})
+    drawn = _draw_discs(image.copy(), refusal.candidates, refusal.chips)
+    paths = _write(directory, {"1_candidates.png": drawn})
     text = directory / "refused.txt"
     try:
         text.write_text(
-            f"{message}\n{len(candidates)} chip candidate(s), {len(on_lattice)} on one hex "
-            "lattice (6 or more are needed)\n"
+            f"{refusal}\n{len(refusal.candidates)} chip candidate(s), {len(refusal.chips)} "
+            "chip(s) on the lattice kept\n"
         )
     except OSError as exc:
         raise ValueError(f"{text}: could not write ({exc})") from None

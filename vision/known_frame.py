@@ -278,12 +278,12 @@ def _registered(lat: Lattice, frame: KnownFrame) -> FrameRegistration:
             # Placed elsewhere with them: the chips found by the first placement disagree.
             reg.ambiguous = reg.ambiguous or again not in frame.symmetries()
     if problem:
-        raise NoBoardError(problem)
+        raise lat.refusal(problem)
     looks = [reg.sea_fraction.get(h, 0.0) >= _LOOKS_LIKE_SEA for h in frame.sea]
     reg.ambiguous = reg.ambiguous or (bool(looks) and float(np.mean(looks)) < _MIN_SEA_SEEN)
     seen = len(reg.chip_hexes & frame.chips) if frame.chips is not None else 0
     if frame.chips is not None and seen < _MIN_CHIPS_SEEN * len(frame.chips):
-        raise NoBoardError(
+        raise lat.refusal(
             f"the map is not seen whole: chips were found on {seen} of its "
             f"{len(frame.chips)} chip hexes at best"
         )

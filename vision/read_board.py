@@ -208,7 +208,7 @@ def read_board(
         if debug_dir is not None:
             from vision.debug import write_refusal_images
 
-            written = write_refusal_images(Path(debug_dir), image, str(exc))
+            written = write_refusal_images(Path(debug_dir), image, exc)
             raise NoBoardError(f"{exc}; what was seen of it: {written[0]}") from None
         raise
     if reg.ambiguous:

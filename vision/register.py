@@ -106,7 +106,23 @@ _TOLERANCE = 0.35
 
 
 class NoBoardError(ValueError):
-    """No board could be found in the image."""
+    """No board could be found in the image.
+
+    Attributes:
+        candidates: the chip candidates the registration had, in the photo's pixels.
+        chips: float (N, 2), the photo's pixels of the lattice cells it held chips on (none
+            when no lattice was found).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        candidates: Sequence[ChipCandidate] = (),
+        chips: np.ndarray | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.candidates = list(candidates)
+        self.chips = np.zeros((0, 2)) if chips is None else chips
 
 
 @dataclass
@@ -1664,14 +1680,14 @@ def register(bgr: np.ndarray, kind: str | None = None) -> Registration:
         lat.small, lat.h_lat, lat.chip_cells, kinds
     )
     if band < _MIN_BAND_SEA:
-        raise NoBoardError(
+        raise lat.refusal(
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice have no sea "
             "frame around them (is the whole board in the photo?)"
         )
     if cost > _MAX_COST_PER_HEX * len(FRAMES[best_kind]):
         what = f"a {kind} board's" if kind else "a board's"
         hint = " (is --kind right?)" if kind else ""
-        raise NoBoardError(
+        raise lat.refusal(
             f"no board found: the {len(lat.chip_cells)} disc(s) on a hex lattice do not look "
             f"like {what} chips (no sea frame, or land where it cannot be){hint}"
         )
@@ -1745,28 +1761,24 @@ class Lattice:
         cells = set(frame)
         homography = to_full @ self._frame_fit(cells, canonical) @ canon_to_lat
         homography /= homography[2, 2]
-        s = self.scale
         return Registration(
             kind=kind,
             hexes=sorted(cells, key=lambda x: (x[1], x[0])),
             homography=homography,
             chip_hexes={canonical(c) for c in self.chip_cells} & cells,
-            candidates=[
-                ChipCandidate(
-                    c.x / s,
-                    c.y / s,
-                    c.radius / s,
-                    None
-                    if c.ellipse is None
-                    else (c.ellipse[0] / s, c.ellipse[1] / s, c.ellipse[2]),
-                )
-                for c in self.candidates
-            ],
+            candidates=_in_photo(self.candidates, self.scale),
             ambiguous=ambiguous,
             cost=cost,
             sea_fraction={canonical(c): v for c, v in sea.items() if canonical(c) in cells},
             band=band,
         )
+
+    def refusal(self, message: str) -> NoBoardError:
+        """The "no board" error ``message`` carrying what this lattice saw (its candidates and
+        chip cells, in the photo's pixels) for the debug images."""
+        cells = axial_to_plane(np.array(sorted(self.chip_cells)).reshape(-1, 2))
+        chips = project(self.h_lat, cells) / self.scale
+        return NoBoardError(message, _in_photo(self.candidates, self.scale), chips)
 
     def _frame_fit(self, frame: set[Hex], canonical: Callable[[Hex], Hex]) -> np.ndarray:
         """The lattice (board plane -> ``small`` pixels) fitted again on the chips inside
@@ -1845,12 +1857,30 @@ def find_lattice(bgr: np.ndarray, wide: bool = False) -> Lattice:
         if wider is not None and _beside(wider[2]) > _beside(found[2]):
             found = wider
     if found is None:
+        seen = find_chip_candidates(small, maps=maps)
         raise NoBoardError(
             "no board found: fewer than 6 number chips on a hex lattice were seen "
-            "(is the whole board in the photo, in focus and lit?)"
+            "(is the whole board in the photo, in focus and lit?)",
+            # The first cut's, for the refusal's debug image.
+            _in_photo(seen, scale),
         )
     h_lat, cands, cells = found
     return Lattice(small, scale, h_lat, set(cells), cands, cells)
+
+
+def _in_photo(cands: Sequence[ChipCandidate], scale: float) -> list[ChipCandidate]:
+    """Candidates found on the work image (``scale`` times the photo) in the photo's pixels."""
+    return [
+        ChipCandidate(
+            c.x / scale,
+            c.y / scale,
+            c.radius / scale,
+            None
+            if c.ellipse is None
+            else (c.ellipse[0] / scale, c.ellipse[1] / scale, c.ellipse[2]),
+        )
+        for c in cands
+    ]
 
 
 def _lattice_of(

@@ -257,13 +257,22 @@ def test_a_seafarers_map_keeps_its_inner_sea(seed: int) -> None:
 def test_discs_on_a_hex_lattice_without_a_sea_frame_are_refused() -> None:
     # Light discs laid out like chips on a wooden table: a lattice, but no board around it.
     image = np.full((900, 1200, 3), (40, 70, 120), np.uint8)
+    discs = []
     for q in range(-3, 4):
         for r in range(-3, 4):
             x, y = 600 + 60 * np.sqrt(3) * (q + r / 2), 450 + 90 * r
             if 0 < x < 1200 and 0 < y < 900:
                 cv2.circle(image, (int(x), int(y)), 22, (220, 235, 240), -1)
-    with pytest.raises(NoBoardError, match="no sea frame"):
+                discs.append((x, y))
+    with pytest.raises(NoBoardError, match="no sea frame") as refusal:
         register(image)
+    # The refusal carries what the registration saw, in the photo's pixels: the lattice's
+    # chips (as many as the message counts), each on a disc drawn.
+    held = refusal.value.chips
+    assert f"the {len(held)} disc(s)" in str(refusal.value)
+    nearest = np.linalg.norm(held[:, None] - np.array(discs)[None], axis=2).min(axis=1)
+    assert len(held) >= 6 and nearest.max() < 5
+    assert len(refusal.value.candidates) >= len(held)
 
 
 @pytest.mark.parametrize(("index", "kind"), [(52, "5-6"), (192, "base"), (197, "seafarers")])
