@@ -104,8 +104,8 @@ def one_blas_thread() -> None:
     Every product the companion multiplies is small (the chip classifier's 30-odd views by
     324 features by 128), and OpenBLAS splits even those over a thread per core, which then
     wait on each other: on the 2-core machine at load 6, ``read_board`` of a 1600x1200 photo
-    took 1.49 s wall and 1.03 s CPU so, against 0.80 s and 0.60 s on one thread (docs/vision.md,
-    Speed). The camera, the web page and the engine share those cores.
+    took 1.49 s wall and 1.03 s CPU that way, against 0.80 s and 0.60 s on one thread
+    (docs/vision.md, Speed). The camera, the web page and the engine share those cores.
     """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
