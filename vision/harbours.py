@@ -29,7 +29,9 @@ orders). Its kinds are then assigned jointly: the board's exposure first (one li
 shared by all its harbours, :func:`_exposure`), then one kind per token of the set by the
 Hungarian method on log-scores; each harbour's confidence is how much the joint score loses
 when its kind is forbidden there, as the chip reader does, and the set only chooses among the
-kinds the side's own colour allows. A standard frame that fits no layout clearly is read side
+kinds the side's own colour allows. When every side of the layout but one is read and the set
+leaves one kind, that side is deduced to hold it (:func:`_with_last_of_set`), with the doubt of
+a deduction. A standard frame that fits no layout clearly is read side
 by side, its set of kinds shared among every side that may hold a harbour (two ores cannot both
 be right); Seafarers maps (harbour tokens on any coast, no fixed set) are read side by side,
 each side by its own colour.
@@ -125,6 +127,10 @@ COLOUR_MARGIN = 2.2
 #: The confidence, at most, of a token whose colour is in doubt: below a harbour's
 #: ``certain`` (0.9), not a reading to trust without a look.
 DOUBTFUL_CONFIDENCE = 0.6
+#: The confidence of a harbour deduced from a standard layout's set of kinds
+#: (:func:`_with_last_of_set`): right only if the layout and every other harbour are, so
+#: never one to trust without a look (as a chip deduced from the chip counts).
+DEDUCED_CONFIDENCE = 0.5
 
 # Lightness counts half as much as colour: the lamp's fall-off changes it across the board.
 _L_WEIGHT = 0.5
@@ -787,6 +793,9 @@ def read_harbours(
         harbors, _, _ = _with_icons(harbors, icons, Counter(kinds), layout)
         harbors = _with_grey_pair(harbors, lab, plane_to_top, sites, kinds, layout, coast=coast)
         harbors = _with_last_logs(harbors, lab, plane_to_top, sites, kinds, layout, coast=coast)
+        if how == "standard":
+            harbors, deduced = _with_last_of_set(harbors, layout, kinds)
+            warnings.extend(deduced)
         unread = len(layout) - len(harbors)
         if unread:
             warnings.append(f"uncertain: {unread} of {len(layout)} harbour(s) could not be read")
@@ -971,6 +980,30 @@ def _with_icons(
             out.append(Harbor(q, r, side, kind, confidence))
             added.append(((q, r), side))
     return out, added, len(dropped)
+
+
+def _with_last_of_set(
+    harbors: list[Harbor], layout: frozenset[Site], kinds: Sequence[str]
+) -> tuple[list[Harbor], list[str]]:
+    """The harbours with the last one of a standard layout deduced: when every side of the
+    layout but one is read (each for sure) and the frame's set leaves one kind, that side
+    holds it, seen or not (a hand over it, a token whose colour matches no print). The
+    deduction is right only if the layout and every other harbour are, so it is given
+    :data:`DEDUCED_CONFIDENCE` and a warning that keeps the board uncertain.
+
+    Returns:
+        The harbours and the warnings (one for a deduced harbour, none otherwise).
+    """
+    read = {((h.q, h.r), h.side) for h in harbors}
+    rest = sorted(layout - read)
+    left = Counter(kinds) - Counter(h.kind for h in harbors)
+    if len(rest) != 1 or left.total() != 1 or not read <= layout:
+        return harbors, []
+    ((q, r), side), (kind,) = rest[0], left
+    return [*harbors, Harbor(q, r, side, kind, DEDUCED_CONFIDENCE)], [
+        f"uncertain: the {kind} harbour at ({q}, {r}, {side}) is deduced from the frame's set "
+        "of harbours, not read: look at it"
+    ]
 
 
 def _grey_icons(

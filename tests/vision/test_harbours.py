@@ -321,3 +321,36 @@ def test_a_far_row_seen_off_centre_keeps_the_layout() -> None:
     outcome = harbour_outcomes(truth.harbors, board.harbors, aligned)
     assert outcome["wrong"] == outcome["extra"] == 0
     assert outcome["right"] >= 10
+
+
+def test_the_last_harbour_of_a_sure_layout_is_deduced_with_doubt() -> None:
+    # bench vision's hard render 39 of seed 0: a base board whose layout is clear, eight of
+    # its harbours read surely and the brick one under a hand. The frame's set leaves brick
+    # for that side: named, at the confidence of a deduction, and the board stays uncertain.
+    from vision.bench import hard_render
+    from vision.harbours import DEDUCED_CONFIDENCE
+
+    truth, _, r = hard_render(0, 39)
+    board = read_board(r.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total
+    assert harbour_outcomes(truth.harbors, board.harbors, aligned)["right"] == 9
+    deduced = [h for h in board.harbors if h.confidence == DEDUCED_CONFIDENCE]
+    assert [h.kind for h in deduced] == ["brick"]
+    assert not is_certain(board)
+    assert any("deduced from the frame's set" in w for w in board.warnings)
+
+
+def test_two_sides_left_of_a_layout_are_not_deduced() -> None:
+    from vision.harbours import _with_last_of_set
+
+    layout = standard_layouts("base", base_frame())[0]
+    sides = sorted(layout)
+    kinds = list(BASE_HARBOR_KINDS)
+    read = [
+        Harbor(q, r, side, k, 0.99) for ((q, r), side), k in zip(sides[:7], kinds[:7], strict=True)
+    ]
+    assert _with_last_of_set(read, layout, kinds) == (read, [])
+    more = [*read, Harbor(*sides[7][0], sides[7][1], kinds[7], 0.99)]
+    harbors, warnings = _with_last_of_set(more, layout, kinds)
+    assert harbors[-1].kind == kinds[8] and len(warnings) == 1
