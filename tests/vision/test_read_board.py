@@ -498,6 +498,23 @@ def test_the_desert_moves_on_until_it_lands_where_no_chip_is_read() -> None:
     assert score.terrain_right == score.terrain_total
 
 
+def test_light_hexes_cut_loose_by_a_games_pieces_do_not_hide_the_chips_lattice() -> None:
+    # Bench vision's seed 0, render 35 with a game's pieces (--pieces 1): a Seafarers map,
+    # no hand, 20 chips in view. Roads cut three mountains, the desert and a hill loose from
+    # their neighbours' light borders, and a coarse lattice through five big blobs (three of
+    # them those hexes) outscored the chips' by area: the board was refused as "no board".
+    # Its discs are not round in its plane; the chips' lattice, through more discs, is.
+    from vision.bench import hard_render
+
+    truth, _, render = hard_render(0, 35, pieces=1.0)
+    assert truth.kind == "seafarers" and truth.pieces
+    board = read_board(render.image, pieces=False)
+    score, _ = best_alignment(truth.tiles, board.tiles)
+    assert board.kind == "seafarers"
+    assert score.terrain_right == score.terrain_total
+    assert score.chips_right == score.chips_total
+
+
 def test_sea_holding_a_false_chip_disc_is_read_as_sea() -> None:
     # Bench vision's seed 37, render 74: registration found a chip disc on open sea; its blue
     # "paper" said the hex lay in a deep shadow, and lit up by it the sea read as mountains.

@@ -181,6 +181,38 @@ def test_a_flat_blob_joins_only_with_the_shape_a_chip_has_there() -> None:
     assert not _seen_as_disc(standing, lin)
 
 
+def test_a_lattices_discs_are_round_on_any_basis_of_it_and_hexes_on_another_are_not() -> None:
+    # Chips under a 35 degree tilt: their ellipses are the images of circles. Proposed on a
+    # sheared basis (the steps (1, 0) and (1, 1)), the lattice is the same and they are
+    # round on it still; blobs 1.8 times longer than wide in the board plane (hexes seen
+    # through a lattice that is not the board's) are not.
+    from vision.register import _discs_round, _ellipse_covs
+
+    lin = np.array([[30.0, 4.0], [-3.0, 30.0 * np.cos(np.radians(35.0))]])
+    aff = np.eye(3)
+    aff[:2, :2] = lin
+    cells = np.array([(q, r) for q in range(-2, 3) for r in range(-2, 3) if abs(q + r) <= 2])
+    pts = project(aff, axial_to_plane(cells))
+    inl = np.ones(len(pts), bool)
+
+    def seen(plane_axes: tuple[float, float]) -> np.ndarray:
+        # Discs of these axes (hex radii) in the board plane, as the image shows them.
+        lengths, vecs = np.linalg.eigh(lin @ np.diag(np.square(plane_axes)) @ lin.T)
+        ellipse = (
+            float(2 * np.sqrt(lengths[1])),
+            float(2 * np.sqrt(lengths[0])),
+            float(np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1]))),
+        )
+        return _ellipse_covs([ChipCandidate(float(x), float(y), 10.0, ellipse) for x, y in pts])
+
+    to_plane = axial_to_plane(np.eye(2)).T
+    sheared = np.eye(3)
+    sheared[:2, :2] = lin @ to_plane @ np.array([[1.0, 1.0], [0.0, 1.0]]) @ np.linalg.inv(to_plane)
+    assert _discs_round(aff, inl, pts, seen((0.4, 0.4)))
+    assert _discs_round(sheared, inl, pts, seen((0.4, 0.4)))
+    assert not _discs_round(aff, inl, pts, seen((0.72, 0.4)))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_chip_touching_light_art_is_found_by_the_second_look(seed: int) -> None:
     # A patch of snow overlapping a chip near the centre makes them one blob at every level
