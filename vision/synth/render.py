@@ -269,7 +269,7 @@ def render_board(
 
     hand_mask = np.zeros((height, width), bool)
     for _ in range(cond.hands):
-        hand_mask |= _draw_hand(image, gen)
+        hand_mask |= draw_hand(image, gen)
     # From here on 8-bit images: remapping and blurring them is several times faster.
     out = cv2.convertScaleAbs(np.maximum(_light(image, cond, gen), 0))
     if cond.distortion:
@@ -651,25 +651,41 @@ def _light(image: np.ndarray, cond: Conditions, rng: np.random.Generator) -> np.
     return out + add[..., None]
 
 
-def _draw_hand(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Draw a hand reaching in from an image border; returns its bool mask (h, w)."""
+def draw_hand(
+    image: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    tip: tuple[float, float] | None = None,
+    unit: float | None = None,
+) -> np.ndarray:
+    """Draw a hand reaching in from an image border over float32 BGR ``image`` (in place:
+    its shadow darkens the image, its skin replaces it); returns its bool mask (h, w).
+
+    ``tip``: where the fingertips reach, in pixels; drawn in the middle of the image when
+    None. ``unit``: the hand's scale in pixels (the palm is about 3 units across, the arm
+    2.4); 3% of the image's short side when None, about one and a half hexes wide for a
+    board filling the image. Both are given to lay a hand over a real photo's board
+    (:mod:`vision.bench_hands`); left None, the draws are the renderer's own.
+    """
     h, w = image.shape[:2]
     side = int(rng.integers(4))
     # Where the fingertips reach, and the direction the arm comes from.
-    tip = np.array([rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h])
+    if tip is None:
+        tip = (rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h)
+    at = np.array(tip, np.float64)
     entry = {
-        0: [tip[0], -0.1 * h],
-        1: [w * 1.1, tip[1]],
-        2: [tip[0], h * 1.1],
-        3: [-0.1 * w, tip[1]],
+        0: [at[0], -0.1 * h],
+        1: [w * 1.1, at[1]],
+        2: [at[0], h * 1.1],
+        3: [-0.1 * w, at[1]],
     }
     base = np.array(entry[side], np.float64)
-    d = tip - base
+    d = at - base
     d /= np.linalg.norm(d)
     n = np.array([-d[1], d[0]])
-    # A hand about one and a half hexes wide for a board filling the image.
-    unit = 0.03 * min(w, h)
-    palm = tip - d * 1.6 * unit
+    if unit is None:
+        unit = 0.03 * min(w, h)
+    palm = at - d * 1.6 * unit
     mask = np.zeros((h, w), np.uint8)
     arm = np.array(
         [base + n * 1.2 * unit, palm + n * 1.3 * unit, palm - n * 1.3 * unit, base - n * 1.2 * unit]
