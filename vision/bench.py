@@ -1,6 +1,6 @@
 """``catan-companion bench vision [--json] [--renders N]``: board reading accuracy and speed.
 
-Five measurements, each printed with the command line that produced it:
+Six measurements, each printed with the command line that produced it:
 
 1. **Synthetic renders** (``--renders`` N, default 300): boards of every kind (base, 5-6,
    Seafarers-like, in turn) rendered under random hard conditions (tilt up to 45 degrees,
@@ -16,7 +16,12 @@ Five measurements, each printed with the command line that produced it:
    the same hard conditions, read with the map known as ``run --scenario`` reads them;
    terrain, chips and harbours in the map's own hex names (no symmetry is given away: the
    game's pieces are named in them), boards reported certain but wrong.
-5. **Time** per ``read_board`` of a 1600x1200 photo and per 1600x1200 hard render, on one
+5. **boards-dev with hands** (``--real-hands`` K, default 0: not run): K composites of every
+   photo, each with one of the renderer's hands laid over its board
+   (:mod:`vision.bench_hands`), read as the photos are; accuracy over all hexes and over the
+   hexes the hand leaves in view, values wrong with confidence 0.9 or more by where they lie
+   against the hand, refusals, registrations lost, boards reported certain but wrong.
+6. **Time** per ``read_board`` of a 1600x1200 photo and per 1600x1200 hard render, on one
    core (OpenCV limited to one thread), median of several runs: wall time, and the process's
    CPU time (which a machine shared with other work does not inflate).
 
@@ -50,9 +55,20 @@ from companion.board import (
     rows_of,
 )
 from vision.bench_chips import evaluate_chips
+from vision.bench_hands import (
+    DISC,
+    DISC_HIDDEN,
+    RING,
+    RING_HIDDEN,
+    HandComposite,
+    composite_hand,
+    cover_shares,
+    hand_stream,
+    score_composite,
+)
 from vision.bench_pieces import random_pieces
-from vision.read_board import is_certain, read_board
-from vision.register import circle_points, project
+from vision.read_board import is_certain, load_image, read_board
+from vision.register import project, register
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, Render, distort_points, own_stream, render_board
@@ -101,6 +117,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         help="share of the renders whose board carries a game's settlements, cities, roads "
         "and ships (default 0: none)",
+    )
+    parser.add_argument(
+        "--real-hands",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also read K composites of every boards-dev photo, each with one of the "
+        "renderer's hands over its board (default 0: not run)",
+    )
+    parser.add_argument(
+        "--real-hands-debug",
+        metavar="DIR",
+        default=None,
+        help="write each --real-hands composite there, its hand outlined (a /tmp directory: "
+        "never the repository)",
     )
     parser.add_argument(
         "--known-map",
@@ -353,23 +384,18 @@ def _share(part: int, whole: int) -> float | None:
 _FIGURE_OUTCOMES = ("right", "unseen", "wrong")
 # The spawn key of the pieces' own stream (see vision.synth.render.own_stream).
 _PIECES_STREAM = 2_000_003
-# A hex is hidden by a hand when this share of the ring its terrain is read from is covered
-# (vision.read_board's own threshold for calling a hex covered).
-_HIDDEN = 0.75
 
 
 def hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
     """The hexes of a render whose terrain ring (0.45..0.8 hex radii) a hand mostly hides."""
-    ring = circle_points(np.linspace(0.45, 0.8, 6), 48)
-    return _under_hands(render, distortion, list(render.board.tiles), ring, _HIDDEN)
+    return _under_hands(render, distortion, list(render.board.tiles), RING, RING_HIDDEN)
 
 
 def chips_hidden_by_hands(render: Render, distortion: float) -> set[Hex]:
     """The hexes of a render whose number chip a hand covers by half or more (no reader can
     read it; a chip lies at its hex's centre, 0.8 hex radii across)."""
-    disc = circle_points((0.15, 0.3, 0.38), 16, centre=True)
     chips = [h for h, t in render.board.tiles.items() if t.number is not None]
-    return _under_hands(render, distortion, chips, disc, 0.5)
+    return _under_hands(render, distortion, chips, DISC, DISC_HIDDEN)
 
 
 def _under_hands(
@@ -556,6 +582,168 @@ def real_boards(datasets: Path) -> dict[str, Any] | None:
     }
 
 
+def real_hands(
+    datasets: Path, composites: int, seed: int = 0, debug_dir: Path | None = None
+) -> dict[str, Any] | None:
+    """read_board on ``composites`` composites of every boards-dev photo, each with one of
+    the renderer's hands over its board (:mod:`vision.bench_hands`), scored under the 12
+    symmetries; None without the data.
+
+    Each photo is read clean first: its registration places the hands, and the symmetry its
+    clean reading is best under names the truth's hexes a hand hides. A board reported
+    certain is wrong unless its kind, terrain and chips are right, and on the layouts with
+    harbour labels (:data:`HARBOUR_LABELS`) its harbours too. ``debug_dir``: each composite
+    is written there with its hand's outline (nothing is written otherwise).
+    """
+    directory = datasets / "boards-dev"
+    gt_path = directory / "groundtruth.json"
+    if not gt_path.is_file():
+        return None
+    gt = json.loads(gt_path.read_text(encoding="utf-8"))
+    if debug_dir is not None:
+        debug_dir.mkdir(parents=True, exist_ok=True)
+    keys = (
+        "composites",
+        "hexes",
+        "terrain_right",
+        "hexes_hidden",
+        "hexes_not_hidden_right",
+        "chips",
+        "chips_right",
+        "chips_hidden",
+        "chips_not_hidden_right",
+        "chips_null",
+        "chips_wrong",
+        "refused_as_no_board",
+        "registration_lost",
+        "reported_certain",
+        "wrong_but_certain",
+        "board_certain_but_pieces",
+        "wrong_but_board_certain_but_pieces",
+        "confident_hidden_hexes",
+        "confident_wrong_where_registration_lost",
+    )
+    tally = dict.fromkeys(keys, 0)
+    clean = dict.fromkeys(
+        ("hexes", "terrain_right", "chips", "chips_right", "board_certain_but_pieces"), 0
+    )
+    confident_hexes = dict.fromkeys(("hidden", "partly", "clear"), 0)
+    confident_chips = dict.fromkeys(("hidden", "partly", "clear"), 0)
+    robber = dict.fromkeys(_FIGURE_OUTCOMES, 0)
+    harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
+    rows: list[dict[str, Any]] = []
+    for entry in gt["entries"]:
+        truth = truth_from_rows(entry["rows"], base_frame())
+        robber_truth = _robber_truth(entry)
+        labels = HARBOUR_LABELS.get(entry["id"])
+        for name in entry["files"]:
+            photo = load_image(directory / name)
+            try:
+                reg = register(photo)
+                first = read_board(photo)
+            except ValueError as exc:  # a photo refused clean has no board to lay a hand on
+                rows.append({"file": name, "error": f"clean photo: {exc}"})
+                continue
+            s, clean_aligned = best_alignment(truth, first.tiles)
+            clean["hexes"] += s.terrain_total
+            clean["terrain_right"] += s.terrain_right
+            clean["chips"] += s.chips_total
+            clean["chips_right"] += s.chips_right
+            clean["board_certain_but_pieces"] += is_certain(first, pieces=False)
+            for k in range(composites):
+                comp = composite_hand(photo, reg.homography, reg.hexes, hand_stream(seed, name, k))
+                on_reg = {h: clean_aligned(h) for h in truth}
+                ring = cover_shares(comp.mask, reg.homography, on_reg.values(), RING)
+                disc = cover_shares(comp.mask, reg.homography, on_reg.values(), DISC)
+                ring = {h: ring[a] for h, a in on_reg.items()}
+                disc = {h: disc[a] for h, a in on_reg.items()}
+                if debug_dir is not None:
+                    _write_composite(debug_dir / f"{Path(name).stem}_hand{seed}_{k}.jpg", comp)
+                tally["composites"] += 1
+                row: dict[str, Any] = {"file": name, "composite": k}
+                try:
+                    board = read_board(comp.image)
+                except ValueError as exc:
+                    tally["refused_as_no_board"] += 1
+                    tally["hexes"] += len(truth)
+                    tally["chips"] += sum(1 for t in truth.values() if t.number is not None)
+                    rows.append({**row, "error": str(exc)})
+                    continue
+                got = score_composite(truth, board, ring, disc)
+                aligned = got.pop("aligned")
+                for key in keys:
+                    if key in got:
+                        tally[key] += got[key]
+                lost = board.kind != first.kind or got["third_wrong"]
+                tally["registration_lost"] += lost
+                # On a board placed wrong no hex is where the hand's mask says: its confident
+                # wrong values are counted apart.
+                for place, n in got["confident_wrong_hexes"].items():
+                    confident_hexes[place] += 0 if lost else n
+                    tally["confident_wrong_where_registration_lost"] += n if lost else 0
+                for place, n in got["confident_wrong_chips"].items():
+                    confident_chips[place] += 0 if lost else n
+                    tally["confident_wrong_where_registration_lost"] += n if lost else 0
+                expected = None if robber_truth is None else aligned(robber_truth)
+                robber[_figure_outcome(board.robber, expected)] += 1
+                perfect = got["perfect"] and board.kind == "base"
+                if labels is not None:
+                    read = harbour_outcomes(list(labels), board.harbors, aligned)
+                    for what, n in read.items():
+                        harbours[what] += n
+                    perfect = perfect and read["right"] == len(labels) and read["extra"] == 0
+                certain = is_certain(board)
+                tally["reported_certain"] += certain
+                tally["wrong_but_certain"] += certain and not perfect
+                # Pieces read from one photo always ask for a look; the board they stand on
+                # need not (as the synthetic bench counts them).
+                but_pieces = not certain and is_certain(board, pieces=False)
+                tally["board_certain_but_pieces"] += but_pieces
+                tally["wrong_but_board_certain_but_pieces"] += but_pieces and not perfect
+                rows.append(
+                    {
+                        **row,
+                        "terrain": f"{got['terrain_right']}/{got['hexes']}",
+                        "chips": f"{got['chips_right']}/{got['chips']}",
+                        "hexes_hidden": got["hexes_hidden"],
+                        "chips_hidden": got["chips_hidden"],
+                        "certain": certain,
+                        "certain_but_pieces": but_pieces,
+                        "registration_lost": lost,
+                        "wrong": got["wrong"],
+                    }
+                )
+    visible = tally["hexes"] - tally["hexes_hidden"]
+    clear = tally["chips"] - tally["chips_hidden"]
+    return {
+        "composites_per_photo": composites,
+        "seed": seed,
+        "terrain_accuracy": _share(tally["terrain_right"], tally["hexes"]),
+        "terrain_accuracy_of_hexes_not_hidden": _share(tally["hexes_not_hidden_right"], visible),
+        "chip_accuracy": _share(tally["chips_right"], tally["chips"]),
+        "chip_accuracy_of_chips_not_hidden": _share(tally["chips_not_hidden_right"], clear),
+        "clean_terrain_accuracy": _share(clean["terrain_right"], clean["hexes"]),
+        "clean_chip_accuracy": _share(clean["chips_right"], clean["chips"]),
+        "clean_board_certain_but_pieces": clean["board_certain_but_pieces"],
+        **tally,
+        "confident_wrong_hexes": confident_hexes,
+        "confident_wrong_chips": confident_chips,
+        "robber": robber,
+        "harbours_own_labels": harbours,
+        "composites_read": rows,
+    }
+
+
+def _write_composite(path: Path, comp: HandComposite) -> None:
+    """A composite with its hand's outline in green, for a look (``--real-hands-debug``)."""
+    out = comp.image.copy()
+    contours, _ = cv2.findContours(
+        comp.mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
+    cv2.drawContours(out, contours, -1, (0, 255, 0), 2)
+    cv2.imwrite(str(path), out)
+
+
 def _reports_adjacent_reds(board: Board) -> bool | None:
     """Does the setup check flag two red numbers side by side? None without a checker."""
     try:
@@ -619,6 +807,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--renders must be >= 0, not {args.renders}")
     if args.scenario_maps < 0:
         raise ValueError(f"--scenario-maps must be >= 0, not {args.scenario_maps}")
+    if args.real_hands < 0:
+        raise ValueError(f"--real-hands must be >= 0, not {args.real_hands}")
     for name, share in (
         ("--robber-on-chip", args.robber_on_chip),
         ("--robber-off-desert", args.robber_off_desert),
@@ -639,6 +829,8 @@ def run(args: argparse.Namespace) -> int:
         command += " --known-map"
     if args.scenario_maps:
         command += f" --scenario-maps {args.scenario_maps}"
+    if args.real_hands:
+        command += f" --real-hands {args.real_hands}"
     if datasets != DEFAULT_DATASETS:
         command += f" --datasets {datasets}"
     if args.json:
@@ -665,6 +857,11 @@ def run(args: argparse.Namespace) -> int:
     result["coins_dev"] = coins(datasets)
     log.info("reading boards-dev...")
     result["boards_dev"] = real_boards(datasets)
+    log.info("reading boards-dev with %d hand(s) over each photo...", args.real_hands)
+    debug = None if args.real_hands_debug is None else Path(args.real_hands_debug)
+    result["real_hands"] = (
+        real_hands(datasets, args.real_hands, args.seed, debug) if args.real_hands else None
+    )
     log.info("timing...")
     result["timing"] = timing(datasets)
     if args.json:
@@ -752,6 +949,39 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print("boards-dev: skipped (no dataset)")
+    rh = result["real_hands"]
+    if rh:
+        print(
+            f"boards-dev with a hand, {rh['composites']} composites ({rh['composites_per_photo']} "
+            f"per photo): terrain {_pct(rh['terrain_accuracy'])} "
+            f"({_pct(rh['terrain_accuracy_of_hexes_not_hidden'])} of the hexes no hand hides; "
+            f"clean {_pct(rh['clean_terrain_accuracy'])}), chips {_pct(rh['chip_accuracy'])} "
+            f"({_pct(rh['chip_accuracy_of_chips_not_hidden'])} of the chips no hand half covers; "
+            f"clean {_pct(rh['clean_chip_accuracy'])}), refused {rh['refused_as_no_board']}, "
+            f"registration lost {rh['registration_lost']}, certain {rh['reported_certain']} of "
+            f"which wrong {rh['wrong_but_certain']}; certain but for some pieces' kind "
+            f"{rh['board_certain_but_pieces']} of which wrong "
+            f"{rh['wrong_but_board_certain_but_pieces']} (clean photos: "
+            f"{rh['clean_board_certain_but_pieces']})"
+        )
+        for what in ("hexes", "chips"):
+            n = rh[f"confident_wrong_{what}"]
+            print(
+                f"  {what} wrong with confidence >= 0.9 (boards registered right), against the "
+                "hand: " + ", ".join(f"{place} {c}" for place, c in n.items())
+            )
+        print(
+            "  hexes and chips wrong with confidence >= 0.9 on boards whose registration was "
+            f"lost: {rh['confident_wrong_where_registration_lost']}"
+        )
+        print(
+            f"  {rh['hexes_hidden']} hexes hidden ({rh['confident_hidden_hexes']} read with "
+            f"confidence >= 0.9), {rh['chips_hidden']} chips hidden; chips wrong "
+            f"{rh['chips_wrong']}, null {rh['chips_null']}; robber "
+            + ", ".join(f"{k} {v}" for k, v in rh["robber"].items())
+        )
+    elif args.real_hands:
+        print("boards-dev with hands: skipped (no dataset)")
     tm = result["timing"]
     print(
         f"read-board time: {tm['median_seconds']:.3f} s wall, {tm['median_cpu_seconds']:.3f} s "

@@ -44,6 +44,7 @@ def test_bench_vision_json_without_datasets(
     [
         ("--renders", "-1"),
         ("--scenario-maps", "-1"),
+        ("--real-hands", "-1"),
         ("--pieces", "1.5"),
         ("--pieces", "-0.1"),
         ("--robber-on-chip", "2"),
