@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import re
 import statistics
 import sys
@@ -68,7 +69,7 @@ from vision.bench_hands import (
 )
 from vision.bench_pieces import random_pieces
 from vision.read_board import is_certain, load_image, read_board
-from vision.register import project, register
+from vision.register import Registration, project, register
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
 from vision.synth.render import Conditions, Render, distort_points, own_stream, render_board
@@ -616,6 +617,7 @@ def real_hands(
         "chips_wrong",
         "refused_as_no_board",
         "registration_lost",
+        "registration_moved",
         "reported_certain",
         "wrong_but_certain",
         "board_certain_but_pieces",
@@ -663,6 +665,8 @@ def real_hands(
                 row: dict[str, Any] = {"file": name, "composite": k}
                 try:
                     board = read_board(comp.image)
+                    # How far the hand moved the registration (read_board's own, made again).
+                    offset = registration_offset(reg, register(comp.image))
                 except ValueError as exc:
                     tally["refused_as_no_board"] += 1
                     tally["hexes"] += len(truth)
@@ -676,6 +680,8 @@ def real_hands(
                         tally[key] += got[key]
                 lost = board.kind != first.kind or got["third_wrong"]
                 tally["registration_lost"] += lost
+                tally["registration_moved"] += offset > _MOVED
+                row["registration_offset"] = round(offset, 3)
                 # On a board placed wrong no hex is where the hand's mask says: its confident
                 # wrong values are counted apart.
                 for place, n in got["confident_wrong_hexes"].items():
@@ -685,7 +691,8 @@ def real_hands(
                     confident_chips[place] += 0 if lost else n
                     tally["confident_wrong_where_registration_lost"] += n if lost else 0
                 expected = None if robber_truth is None else aligned(robber_truth)
-                robber[_figure_outcome(board.robber, expected)] += 1
+                row["robber"] = _figure_outcome(board.robber, expected)
+                robber[row["robber"]] += 1
                 perfect = got["perfect"] and board.kind == "base"
                 if labels is not None:
                     read = harbour_outcomes(list(labels), board.harbors, aligned)
@@ -732,6 +739,25 @@ def real_hands(
         "harbours_own_labels": harbours,
         "composites_read": rows,
     }
+
+
+#: A registration is moved by a hand when a hex centre lies this far (hex radii) from where the
+#: clean photo's registration put it.
+_MOVED = 0.25
+
+
+def registration_offset(clean: Registration, other: Registration) -> float:
+    """How far (hex radii of the clean one) ``other`` puts the board's hex centres from where
+    ``clean`` puts them, at worst: each clean centre against the nearest of ``other``'s (the
+    two may name the hexes under different symmetries); inf for a board of another kind."""
+    if other.kind != clean.kind:
+        return math.inf
+    mine = clean.project(np.array([hex_center(h) for h in clean.hexes]))
+    theirs = other.project(np.array([hex_center(h) for h in other.hexes]))
+    origin, east = clean.project(np.array([[0.0, 0.0], [1.0, 0.0]]))
+    unit = float(np.linalg.norm(east - origin))
+    gaps = np.linalg.norm(mine[:, None, :] - theirs[None, :, :], axis=2).min(axis=1)
+    return float(gaps.max()) / unit
 
 
 def _write_composite(path: Path, comp: HandComposite) -> None:
@@ -958,7 +984,8 @@ def run(args: argparse.Namespace) -> int:
             f"clean {_pct(rh['clean_terrain_accuracy'])}), chips {_pct(rh['chip_accuracy'])} "
             f"({_pct(rh['chip_accuracy_of_chips_not_hidden'])} of the chips no hand half covers; "
             f"clean {_pct(rh['clean_chip_accuracy'])}), refused {rh['refused_as_no_board']}, "
-            f"registration lost {rh['registration_lost']}, certain {rh['reported_certain']} of "
+            f"registration lost {rh['registration_lost']} (moved over {_MOVED} hex radii "
+            f"{rh['registration_moved']}), certain {rh['reported_certain']} of "
             f"which wrong {rh['wrong_but_certain']}; certain but for some pieces' kind "
             f"{rh['board_certain_but_pieces']} of which wrong "
             f"{rh['wrong_but_board_certain_but_pieces']} (clean photos: "

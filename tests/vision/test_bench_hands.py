@@ -134,3 +134,22 @@ def test_real_hands_reads_each_composite_and_counts_what_the_mask_hides(tmp_path
     assert 0 <= two["hexes_hidden"] <= two["hexes"]
     assert sum(two["confident_wrong_hexes"].values()) <= two["hexes"] - two["terrain_right"]
     assert two["wrong_but_certain"] <= two["reported_certain"] <= 2
+
+
+def test_registration_offset_is_the_worst_hex_centre_off_in_hex_radii() -> None:
+    from vision.bench import registration_offset
+    from vision.register import Registration
+
+    hexes = base_frame()
+    clean = Registration(
+        "base", hexes, np.array([[50.0, 0, 400], [0, 50.0, 300], [0, 0, 1]]), set()
+    )
+    half = Registration("base", hexes, np.array([[50.0, 0, 425], [0, 50.0, 300], [0, 0, 1]]), set())
+    # A mirror of the same placement names other hexes at the same centres.
+    mirror = Registration(
+        "base", hexes, np.array([[-50.0, 0, 400], [0, 50.0, 300], [0, 0, 1]]), set()
+    )
+    assert registration_offset(clean, clean) == 0.0
+    assert abs(registration_offset(clean, half) - 0.5) < 1e-9
+    assert registration_offset(clean, mirror) < 1e-9
+    assert registration_offset(clean, Registration("5-6", hexes, clean.homography, set())) == np.inf
