@@ -8,7 +8,9 @@ rectified top view (shrunk to about :data:`_PX` pixels per hex radius and smooth
 pixels whose CIELAB colour hardly changes from one pixel to the next are joined into regions.
 A region covers the board when it is not sea (sea is smooth too, and part of the board) and
 
-- it reaches from the land out past the board's edge (an arm comes from outside), or
+- it reaches from the land out past the board's edge (an arm comes from outside) and over
+  a tenth of a hex's ring (the fingers and the shaded rim of a hand are not smooth: its
+  smooth middle can hold a small share of a ring the hand half covers), or
 - it spans the interiors of several land hexes (no printed tile does).
 
 A smooth tile (the desert, a worn pasture) stays inside its own borders, whose printed edge
@@ -50,6 +52,10 @@ _SPAN = 0.25
 _SPAN_HEXES = 3
 # Area outside the land (in hex areas) a region must reach to come from outside the board.
 _OUTSIDE = 0.15
+# A region that comes from outside the board covers a hex whose ring it reaches by this share
+# (an arm's smooth middle: its fingers and shaded rim are not smooth, and the hand's palm
+# over a hex can leave 19% of its ring smooth when 44% is under it).
+_ARM_SPAN = 0.1
 # How far (hex radii) a covering region is grown over its own rim.
 _GROW = 0.12
 # Radii (hex radii) of the ring sampled per hex, as vision.terrain samples it.
@@ -116,6 +122,7 @@ def cover_mask(
     outside = np.bincount(labels[land_px == 0].ravel(), minlength=n) / hex_area
     ring = _ring_points(scale)
     spans = np.zeros(n, int)
+    reaches = np.zeros(n, int)
     for hx, is_land in zip(hexes, land, strict=True):
         if not is_land:
             continue
@@ -123,8 +130,9 @@ def cover_mask(
         if len(values):
             share = np.bincount(values, minlength=n) / len(values)
             spans += share >= _SPAN
-    spans[0] = 0  # label 0: the textured pixels
-    cover = (spans >= _SPAN_HEXES) | ((spans >= 1) & (outside >= _OUTSIDE))
+            reaches += share >= _ARM_SPAN
+    spans[0] = reaches[0] = 0  # label 0: the textured pixels
+    cover = (spans >= _SPAN_HEXES) | ((reaches >= 1) & (outside >= _OUTSIDE))
     cover[0] = False
     blue = sea_mask(small)
     for k in np.nonzero(cover)[0]:
