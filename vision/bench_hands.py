@@ -10,10 +10,10 @@ photo is.
 Placement: the clean photo is registered first (:func:`vision.register.register`, the
 registration ``read_board`` itself makes of it); the fingertips are laid within half a hex
 radius of the centre of one of its hexes, drawn at random, and the hand is scaled to the
-board where it reaches (0.3 to 0.5 hex radii a unit, about the renderer's proportion: its
-unit is 3% of the image's short side on boards filling 70-92% of it). The skin takes a
-brightness and white balance drawn as the renderer's light is (0.7-1.2, 0.85-1.15 per
-channel), and sensor noise (0-6 grey levels); the photo keeps its own.
+board where it reaches (0.35 to 0.65 hex radii a unit: the renderer's hand is about 0.35 on
+a board filling the image, a real palm, 8-9 cm across on hexes of 5 cm radius, about 0.65).
+The skin takes a brightness and white balance drawn as the renderer's light is (0.7-1.2,
+0.85-1.15 per channel), and sensor noise (0-6 grey levels); the photo keeps its own.
 
 The hand's mask is known, so which hexes it hides is too: through the clean registration
 and the clean reading's alignment with the truth (the symmetry under which the clean photo
