@@ -8,7 +8,8 @@ rectified top view (shrunk to about :data:`_PX` pixels per hex radius and smooth
 pixels whose CIELAB colour hardly changes from one pixel to the next are joined into regions.
 A region covers the board when it is not sea (sea is smooth too, and part of the board) and
 
-- it reaches from the land out past the board's edge (an arm comes from outside) and over
+- it reaches from the land out past the board's edge or to the edge of what the photo shows
+  (an arm comes from outside, over the board's frame or over the photo's border) and over
   a tenth of a hex's ring (the fingers and the shaded rim of a hand are not smooth: its
   smooth middle can hold a small share of a ring the hand half covers), or
 - it spans the interiors of several land hexes (no printed tile does).
@@ -56,6 +57,9 @@ _OUTSIDE = 0.15
 # (an arm's smooth middle: its fingers and shaded rim are not smooth, and the hand's palm
 # over a hex can leave 19% of its ring smooth when 44% is under it).
 _ARM_SPAN = 0.1
+# Pixels (at the working resolution) next to what the photo does not show that count as its
+# edge: the blur (1 px) and the gradient's kernel (1 px) spread the jump to black over them.
+_EDGE = 3
 # How far (hex radii) a covering region is grown over its own rim.
 _GROW = 0.12
 # Radii (hex radii) of the ring sampled per hex, as vision.terrain samples it.
@@ -79,7 +83,11 @@ def _sample(mask: np.ndarray, plane_to_px: np.ndarray, hx: Hex, ring: np.ndarray
 
 
 def cover_mask(
-    top: np.ndarray, plane_to_top: np.ndarray, hexes: Sequence[Hex], land: Sequence[bool]
+    top: np.ndarray,
+    plane_to_top: np.ndarray,
+    hexes: Sequence[Hex],
+    land: Sequence[bool],
+    in_view: np.ndarray | None = None,
 ) -> np.ndarray:
     """Pixels of the top view covered by something lying over the board.
 
@@ -89,6 +97,10 @@ def cover_mask(
             translation (as :func:`vision.register.rectify` returns).
         hexes: the board's hexes.
         land: for each hex, whether it is land (sea hexes are smooth and belong to the board).
+        in_view: bool (H, W), where the photo shows the top view (None: all of it). A region
+            touching the edge of what the photo shows comes from outside the board as one
+            reaching past its edge does: an arm can come in over the photo's border where the
+            board runs off it.
 
     Returns:
         bool (H, W), True where the board is covered.
@@ -132,7 +144,16 @@ def cover_mask(
             spans += share >= _SPAN
             reaches += share >= _ARM_SPAN
     spans[0] = reaches[0] = 0  # label 0: the textured pixels
-    cover = (spans >= _SPAN_HEXES) | ((reaches >= 1) & (outside >= _OUTSIDE))
+    from_outside = outside >= _OUTSIDE
+    if in_view is not None:
+        view = cv2.resize(
+            in_view.astype(np.uint8), smooth.shape[::-1], interpolation=cv2.INTER_NEAREST
+        )
+        # The jump to the black beyond the photo is not smooth for the blur's and the
+        # gradient's reach: a band that wide is the edge.
+        edge = (cv2.dilate(1 - view, np.ones((2 * _EDGE + 1,) * 2, np.uint8)) > 0) & (view > 0)
+        from_outside |= np.bincount(labels[edge].ravel(), minlength=n) > 0
+    cover = (spans >= _SPAN_HEXES) | ((reaches >= 1) & from_outside)
     cover[0] = False
     blue = sea_mask(small)
     for k in np.nonzero(cover)[0]:

@@ -236,7 +236,9 @@ def read_board(
         warnings.append(f"uncertain: {int(sea.sum())} hex(es) of a {reg.kind} board look like sea")
         sea[:] = False
     discs, read_discs = _chip_discs(top, plane_to_top, reg)
-    covered = cover_mask(top, plane_to_top, reg.hexes, ~sea)
+    # What the photo shows of the top view: an arm may come in over the photo's border.
+    in_view = rectify(np.full(image.shape[:2], 255, np.uint8), reg, px)[0] > 0
+    covered = cover_mask(top, plane_to_top, reg.hexes, ~sea, in_view)
     feats = hex_features(top, plane_to_top, reg.hexes, covered)
     cover = covered_fraction(covered, plane_to_top, reg.hexes)
     hidden = cover > _HIDDEN

@@ -175,3 +175,28 @@ def test_registration_offset_is_the_worst_hex_centre_off_in_hex_radii() -> None:
     assert abs(registration_offset(clean, half) - 0.5) < 1e-9
     assert registration_offset(clean, mirror) < 1e-9
     assert registration_offset(clean, Registration("5-6", hexes, clean.homography, set())) == np.inf
+
+
+@pytest.mark.parametrize("k", [3, 22])
+def test_a_hand_from_beyond_the_photos_edge_is_seen(k: int) -> None:
+    # The board's frame runs off the photo's right edge and the arm comes in over it: the
+    # hand's smooth middle stops short of the board's frame within the photo, so it comes
+    # "from outside" only by reaching the edge of what the photo shows. Not seen before:
+    # hand 3 over 49% of a fields hex read it desert with 0.72, hand 22 over 80% of one.
+    from vision.read_board import read_board
+    from vision.scoring import best_alignment
+
+    board = standard_board("base", np.random.default_rng(3))
+    render = render_board(
+        board, width=1200, height=900, rng=3, conditions=Conditions(offset=(0.2, 0.0), fill=0.95)
+    )
+    hexes = list(render.board.tiles)
+    right = [(2, 0), (2, -1), (1, 1)]
+    comp = composite_hand(render.image, render.homography, right, hand_stream(0, "edge", k))
+    assert comp.mask[:, -1].any()  # the arm comes in from the photo's right edge
+    ring = cover_shares(comp.mask, render.homography, hexes, RING)
+    read = read_board(comp.image, pieces=False)
+    _, aligned = best_alignment(render.board.tiles, read.tiles)
+    reached = [h for h in hexes if ring[h] >= 0.4]
+    assert reached
+    assert all((read.tiles[aligned(h)].confidence or 0.0) <= 0.5 for h in reached)
