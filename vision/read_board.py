@@ -68,7 +68,7 @@ _PARTLY = 0.5
 # Highest confidence of a hex read from the part a hand leaves clear.
 _PARTLY_CONFIDENCE = 0.5
 # A hex with more of its ring than this under a hand is not searched for the robber or pirate,
-# and its chip is read with confidence at most _PARTLY_CONFIDENCE.
+# and is read (terrain and chip) with confidence at most _PARTLY_CONFIDENCE.
 _FIGURE_CLEAR = 0.1
 # A hex is sea when this fraction of its interior is open-sea blue.
 _SEA_FRACTION = 0.7
@@ -289,17 +289,19 @@ def read_board(
         image, top, plane_to_top, reg, terrain, read_discs, covered, warnings, chip_counts, no_chip
     )
 
+    given_sea = sea if isinstance(reg, FrameRegistration) else np.zeros(len(reg.hexes), bool)
     tiles: dict[Hex, Tile] = {}
     for i, h in enumerate(reg.hexes):
         t = terrain[i]
         number = numbers.get(h)
-        chip = chip_conf.get(h, 1.0)
-        if number is not None and cover[i] > _FIGURE_CLEAR:
+        conf = min(t.confidence, chip_conf.get(h, 1.0))
+        if cover[i] > _FIGURE_CLEAR and not (face_down[i] or given_sea[i]):
             # A hand reaches into the hex: its fingers and shaded rim, which the cover mask
-            # misses, may lie over the chip (bench vision --real-hands: vieja_F_2 read a 6
-            # under the fingers as 4 with 0.93, the mask seeing 6% of the disc covered).
-            chip = min(chip, _PARTLY_CONFIDENCE)
-        conf = min(t.confidence, chip)
+            # misses, may lie over the chip and along what shows of the art (bench vision
+            # --real-hands: vieja_F_2 read a 6 under the fingers as 4 with 0.93, the mask
+            # seeing 6% of the disc covered; catan_55 a pasture 41% covered as desert with
+            # 0.95). What the map gives (a face-down hex, a known map's sea) stands.
+            conf = min(conf, _PARTLY_CONFIDENCE)
         if t.terrain in _CHIPLESS:
             number = None
         tiles[h] = Tile(t.terrain, number, round(float(conf), 4))
