@@ -883,11 +883,11 @@ def run(args: argparse.Namespace) -> int:
     result["coins_dev"] = coins(datasets)
     log.info("reading boards-dev...")
     result["boards_dev"] = real_boards(datasets)
-    log.info("reading boards-dev with %d hand(s) over each photo...", args.real_hands)
-    debug = None if args.real_hands_debug is None else Path(args.real_hands_debug)
-    result["real_hands"] = (
-        real_hands(datasets, args.real_hands, args.seed, debug) if args.real_hands else None
-    )
+    result["real_hands"] = None
+    if args.real_hands:
+        log.info("reading boards-dev with %d hand(s) over each photo...", args.real_hands)
+        debug = None if args.real_hands_debug is None else Path(args.real_hands_debug)
+        result["real_hands"] = real_hands(datasets, args.real_hands, args.seed, debug)
     log.info("timing...")
     result["timing"] = timing(datasets)
     if args.json:
