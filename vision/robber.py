@@ -34,6 +34,10 @@ from companion.board import Hex, hex_center
 # a hex radius squared; a pirate ship about a third.
 _ROBBER_AREA = 0.18
 _PIRATE_AREA = 0.2
+# The ship's hull and sail, a thin seam apart (and parted further by the pixel test's
+# opening), are joined by a closing of this diameter (hex radii): the hull alone is too
+# long and thin for a figure, the sail too small.
+_PIRATE_JOIN = 0.1
 # The pirate ship is black: no lighter than this (L*).
 _PIRATE_LIGHTNESS = 35.0
 # The most colour (CIELAB chroma) a figure's pixel may have: the figures are grey or black.
@@ -396,6 +400,7 @@ def find_figure(
     unsure: Collection[Hex] = (),
     hidden: Sequence[tuple[float, float, float]] = (),
     paler: float | None = None,
+    join: float = 0.0,
 ) -> FigureReading:
     """The hex among ``hexes`` that a dark, colourless figure stands on.
 
@@ -417,6 +422,9 @@ def find_figure(
             ``footprint`` (a bold numeral's thickest strokes must not pass for one).
         hidden: discs left out of every hex's window (see :func:`figure_mask`).
         paler: see :func:`figure_mask`.
+        join: figure-like pixels are closed by a disc of this diameter (hex radii) before
+            their blobs are measured, so that the parts of one figure a thin gap or seam
+            parts (the ship's hull and sail) are one blob; 0: not closed.
 
     Returns:
         The reading; ``hex`` is None when no blob is large enough or two compete.
@@ -436,6 +444,11 @@ def find_figure(
             hidden=hidden,
             paler=paler,
         )
+        if join > 0 and mask.size:
+            k = max(3, int(round(join * px)) | 1)
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, kernel) > 0
+            mask &= surroundings > 0
         cx, cy = np.array(hex_center(hx)) * px + plane_to_top[:2, 2] - (x0, y0)
         blobs = figure_blobs(mask, (cx, cy), _WINDOW * px, surroundings)
         # A blob far larger than the figure is a hand, a shadow or a glare, not a figure.
@@ -513,6 +526,7 @@ def find_pirate(
         footprint=_PIRATE_AREA,
         max_lightness=_PIRATE_LIGHTNESS,
         hidden=dark,
+        join=_PIRATE_JOIN,
     )
 
 

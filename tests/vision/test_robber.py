@@ -371,3 +371,50 @@ def test_a_blurred_dark_figure_on_light_art_is_found() -> None:
     lab[grey.astype(bool)] = (38.0, -3.0, 8.0)
     lab = cv2.GaussianBlur(lab, (0, 0), 2.0)
     assert find_robber(lab, _PLANE_TO_TOP, _HEXES).hex == (1, 0)
+
+
+# -- the pirate ship's own colour and shape ----------------------------------------------------
+
+
+def _sea_with_ship(
+    ship_lab: tuple[float, float, float], gap: float = 0.0
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """A CIELAB top view of three sea hexes, the renderer's ship (hull and sail, 1.5 times the
+    players' ships) at the centre of (0, 1) in ``ship_lab``, its sail ``gap`` hex radii above
+    the hull."""
+    from companion.board import hex_center
+
+    rng = np.random.default_rng(2)
+    lab = np.empty((260, 260, 3), np.float32)
+    lab[...] = (52.0, -12.0, -30.0)
+    lab[..., 0] += rng.normal(0, 1.5, lab.shape[:2])
+    centre = np.array(hex_center((0, 1))) * _PX + 60.0
+    hull = np.array([[-0.3, 0], [0.3, 0], [0.2, 0.12], [-0.2, 0.12]]) * 1.5
+    sail = np.array([[0, -0.3], [0.18, -0.02], [0, -0.02]]) * 1.5 - (0.0, gap)
+    ship = np.zeros(lab.shape[:2], np.uint8)
+    for poly in (hull, sail):
+        cv2.fillPoly(ship, [np.round(poly * _PX + centre).astype(np.int32)], 1)
+    lab[ship.astype(bool)] = ship_lab
+    return lab, [(0, 0), (1, 0), (0, 1)]
+
+
+def test_a_ship_whose_sail_stands_apart_from_its_hull_is_found() -> None:
+    """Alone, the hull is too long and thin for a figure and the sail too small: a seam of
+    0.05 hex radii between them must not lose the ship."""
+    from vision.robber import find_pirate
+
+    lab, hexes = _sea_with_ship((12.0, 0.0, 0.0), gap=0.05)
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes).hex == (0, 1)
+
+
+@pytest.mark.parametrize("index", [185])
+def test_the_pirate_of_a_hard_render_is_found(index: int) -> None:
+    """bench vision seed 0's renders: 185, the ship beside a dark token, cut into hull and
+    sail where the token is left out."""
+    from vision.bench import hard_render
+
+    truth, _, render = hard_render(0, index)
+    board = read_board(render.image, pieces=False)
+    score, aligned = best_alignment(truth.tiles, board.tiles)
+    assert score.terrain_right == score.terrain_total, "the test needs a well-read board"
+    assert board.pirate == aligned(truth.pirate)
