@@ -6,7 +6,7 @@ A harbour is art lying on the sea off a coast side: a token, a printed plaque or
 piers running to the side's two corners. Every coast side (a land hex's side whose other hex is
 sea or the frame) is looked at on its *spot*, a disc on the sea just off the side's midpoint,
 where every edition puts its harbour art. The top view is read in CIELAB white-balanced on the
-chips (:func:`vision.robber.board_lab`):
+chips (:func:`vision.robber.board_balance`):
 
 * the *sea* is the dominant colour of the sea band along the coast: the median of small
   patches beside every spot (most of them are plain sea), with its own texture as the spread;
@@ -457,7 +457,7 @@ def read_sites(
 
     Args:
         lab: the top view in CIELAB white-balanced on the chips, float32 (H, W, 3) (see
-            :func:`vision.robber.board_lab`).
+            :func:`vision.robber.board_balance`).
         plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels (scale and
             translation, as :func:`vision.register.rectify` returns).
         sites: the coast sides to look at.

@@ -37,7 +37,7 @@ from vision.register import (
     register,
     round_axial,
 )
-from vision.robber import board_lab, find_pirate, find_robber
+from vision.robber import board_balance, find_pirate, find_robber
 from vision.terrain import (
     PROTOTYPES,
     TerrainReading,
@@ -315,7 +315,7 @@ def read_board(
         for h, d in discs.items()
         if h in reg.chip_hexes or (tiles[h].number and h not in deduced)
     }
-    lab = board_lab(top, chips)
+    lab, cast = board_balance(top, chips)
     # A hand, its fingers or its shadow can look like a figure: a hex a hand reaches into is
     # not searched (a figure under a hand is not in view anyway).
     clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _FIGURE_CLEAR}
@@ -327,7 +327,7 @@ def read_board(
     # A known map says whether the game has a pirate; read blind, a Seafarers map may.
     has_pirate = None if known is None else known.pirate is not None
     robber, pirate = _figures(
-        lab, plane_to_top, reg, tiles, chips, clear, unsure, tokens, has_pirate, warnings
+        lab, plane_to_top, reg, tiles, chips, clear, unsure, tokens, has_pirate, warnings, cast
     )
     warnings.extend(harbours.warnings)
     found = detect_pieces(image, reg) if pieces else []
@@ -458,15 +458,17 @@ def _figures(
     tokens: list[tuple[float, float, float]],
     has_pirate: bool | None,
     warnings: list[str],
+    cast: tuple[float, float],
 ) -> tuple[Hex | None, Hex | None]:
     """The robber's hex and (on Seafarers maps whose game may have one: ``has_pirate`` True,
     or None when not known) the pirate's, noting doubts in ``warnings``.
 
-    ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_lab`), which
+    ``lab`` is the top view white-balanced on the ``chips`` (see :func:`board_balance`), which
     are left out of the search, except those that could not be read or were read with doubt
     (``unsure``: the robber may stand on one); only the ``clear`` hexes (no hand over them)
     are searched. The pirate is not searched on the harbour ``tokens`` (top-view discs, see
-    :func:`vision.harbours.token_discs`): a dark token is as black as the ship."""
+    :func:`vision.harbours.token_discs`): a dark token is as black as the ship. ``cast``:
+    what :func:`board_balance` added to ``lab``'s a*, b* (see :func:`find_pirate`)."""
     land = [h for h, t in tiles.items() if t.terrain.is_land and h in clear]
     # A robber standing on a chip hides its numeral: chips unread or read with doubt are
     # searched too (the desert has none).
@@ -483,7 +485,7 @@ def _figures(
     pirate: Hex | None = None
     if reg.kind == "seafarers" and has_pirate is not False:
         sea = [h for h, t in tiles.items() if t.terrain == Terrain.SEA and h in clear]
-        found = find_pirate(lab, plane_to_top, sea, tokens)
+        found = find_pirate(lab, plane_to_top, sea, tokens, cast=cast)
         if found.ambiguous:
             warnings.append("uncertain: the pirate could be on more than one hex")
         elif found.hex is None:

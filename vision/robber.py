@@ -110,10 +110,11 @@ class FigureReading:
     areas: dict[Hex, float]
 
 
-def board_lab(
+def board_balance(
     top: np.ndarray, chips: Mapping[Hex, tuple[float, float, float]] | Sequence = ()
-) -> np.ndarray:
-    """The top view in CIELAB, white-balanced and exposed on the board's number chips.
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """The top view in CIELAB, white-balanced and exposed on the board's number chips, and
+    the cast taken off.
 
     The chips are one printed cream colour on every hex, so the lamp's colour cast is the
     chips' mean a*, b* minus their printed colour, and its brightness their L* over the
@@ -125,7 +126,11 @@ def board_lab(
             sequence); without any, the Lab image is returned as it is.
 
     Returns:
-        float32 (H, W, 3): L* (0..100), a*, b*.
+        ``(lab, cast)``: float32 (H, W, 3) L* (0..100), a*, b*; and the ``(a*, b*)`` added to
+        every pixel ((0, 0) when nothing was corrected). The shift is right at the paper's
+        lightness; a lamp's cast is a gain on each colour, so a black pixel shows almost none
+        of it and is pushed by the shift to the opposite colour (see
+        :func:`find_pirate`).
     """
     lab = cv2.cvtColor(top.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     discs = list(chips.values()) if isinstance(chips, Mapping) else list(chips)
@@ -134,14 +139,15 @@ def board_lab(
         cv2.circle(mask, (int(round(x)), int(round(y))), max(1, int(0.75 * r)), 1, -1)
     samples = lab[mask.astype(bool)]
     if len(samples) < 50:
-        return lab
+        return lab, (0.0, 0.0)
     # The chip's paper, not its ink: the lighter half of the disc pixels.
     paper = samples[samples[:, 0] >= np.median(samples[:, 0])]
     seen = np.median(paper, axis=0)
+    cast = (_CHIP_PAPER[1] - float(seen[1]), _CHIP_PAPER[2] - float(seen[2]))
     lab[..., 0] *= _CHIP_PAPER[0] / max(float(seen[0]), 1.0)
-    lab[..., 1] += _CHIP_PAPER[1] - float(seen[1])
-    lab[..., 2] += _CHIP_PAPER[2] - float(seen[2])
-    return lab
+    lab[..., 1] += cast[0]
+    lab[..., 2] += cast[1]
+    return lab, cast
 
 
 def figure_mask(
@@ -162,7 +168,7 @@ def figure_mask(
     """Figure-like pixels of one hex: grey or black, and unlike the hex's art.
 
     Args:
-        lab: the top view in CIELAB, light divided out (see :func:`board_lab`),
+        lab: the top view in CIELAB, light divided out (see :func:`board_balance`),
             float32 (H, W, 3).
         plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels (scale and
             translation, as :func:`vision.register.rectify` returns).
@@ -508,6 +514,7 @@ def find_pirate(
     sea: Sequence[Hex],
     tokens: Sequence[tuple[float, float, float]] = (),
     *,
+    cast: tuple[float, float] = (0.0, 0.0),
     dark_share: float = 0.2,
 ) -> FigureReading:
     """The (black) pirate ship among the ``sea`` hexes (see :func:`find_figure`).
@@ -517,7 +524,19 @@ def find_pirate(
     "2:1" in dim light) is not searched: its pixels could be taken for the ship, and a ship
     standing on such a token is then not claimed. Lighter tokens stay in the search, so a
     ship beside one is still found.
+
+    ``cast``: the ``(a*, b*)`` that :func:`board_balance` added to ``lab``. A lamp's cast is
+    a gain on each colour: the chips' paper shows all of it, the black ship almost none, so
+    the shift that greys the paper colours the ship its opposite (a warm lamp makes it navy,
+    beyond the figures' chroma: 15 of the 22 ships bench vision seed 0 did not see on boards
+    read right). The ship is looked for with the shift scaled by each pixel's lightness over
+    the paper's.
     """
+    if cast != (0.0, 0.0):
+        lab = lab.copy()
+        undo = 1.0 - np.clip(lab[..., 0] / _CHIP_PAPER[0], 0.0, 1.0)
+        lab[..., 1] -= cast[0] * undo
+        lab[..., 2] -= cast[1] * undo
     dark = [t for t in tokens if _dark_share(lab, t) >= dark_share]
     return find_figure(
         lab,

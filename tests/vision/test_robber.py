@@ -398,6 +398,19 @@ def _sea_with_ship(
     return lab, [(0, 0), (1, 0), (0, 1)]
 
 
+def test_a_black_ship_under_a_coloured_lamp_is_found() -> None:
+    """The chips' balance shifts every pixel by the paper's cast, (12, -25) here (a warm
+    lamp): the black ship, which shows almost none of the cast, is then navy (chroma 28,
+    beyond a figure's 22) unless the shift is scaled by its lightness (bench vision seed 0:
+    15 of the 22 ships not seen)."""
+    from vision.robber import find_pirate
+
+    cast = (12.0, -25.0)
+    lab, hexes = _sea_with_ship((12.0, cast[0], cast[1]))  # black, shifted by the cast
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes).hex is None
+    assert find_pirate(lab, _PLANE_TO_TOP, hexes, cast=cast).hex == (0, 1)
+
+
 def test_a_ship_whose_sail_stands_apart_from_its_hull_is_found() -> None:
     """Alone, the hull is too long and thin for a figure and the sail too small: a seam of
     0.05 hex radii between them must not lose the ship."""
@@ -407,10 +420,10 @@ def test_a_ship_whose_sail_stands_apart_from_its_hull_is_found() -> None:
     assert find_pirate(lab, _PLANE_TO_TOP, hexes).hex == (0, 1)
 
 
-@pytest.mark.parametrize("index", [185])
+@pytest.mark.parametrize("index", [95, 185])
 def test_the_pirate_of_a_hard_render_is_found(index: int) -> None:
-    """bench vision seed 0's renders: 185, the ship beside a dark token, cut into hull and
-    sail where the token is left out."""
+    """bench vision seed 0's renders: 95, a navy ship under a warm lamp (the cast); 185, the
+    ship beside a dark token, cut into hull and sail where the token is left out."""
     from vision.bench import hard_render
 
     truth, _, render = hard_render(0, index)
