@@ -39,6 +39,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -363,18 +364,30 @@ def scenario_maps(renders: int, seed: int = 0) -> dict[str, Any]:
                 and read_harbours["right"] == len(truth.harbors)
                 and read_harbours["extra"] == 0
             )
-    visible = tally["hexes"] - tally["hexes_hidden_by_hands"]
-    clear = tally["chips"] - tally["chips_hidden_by_hands"]
     return {
         "renders": renders,
         "seed": seed,
-        "terrain_accuracy": _share(tally["terrain_right"], tally["hexes"]),
-        "terrain_accuracy_of_hexes_not_hidden": _share(tally["hexes_not_hidden_right"], visible),
-        "chip_accuracy": _share(tally["chips_right"], tally["chips"]),
-        "chip_accuracy_of_chips_not_hidden": _share(tally["chips_not_hidden_right"], clear),
+        **_accuracies(tally, tally["hexes_hidden_by_hands"], tally["chips_hidden_by_hands"]),
         **tally,
         "harbours": harbours,
         "per_map": per_map,
+    }
+
+
+def _accuracies(
+    tally: Mapping[str, int], hexes_hidden: int, chips_hidden: int
+) -> dict[str, float | None]:
+    """Terrain and chip accuracy over every hex and chip of ``tally``, and over those a hand
+    leaves in view (``hexes_hidden`` and ``chips_hidden`` of them are under one)."""
+    return {
+        "terrain_accuracy": _share(tally["terrain_right"], tally["hexes"]),
+        "terrain_accuracy_of_hexes_not_hidden": _share(
+            tally["hexes_not_hidden_right"], tally["hexes"] - hexes_hidden
+        ),
+        "chip_accuracy": _share(tally["chips_right"], tally["chips"]),
+        "chip_accuracy_of_chips_not_hidden": _share(
+            tally["chips_not_hidden_right"], tally["chips"] - chips_hidden
+        ),
     }
 
 
@@ -720,15 +733,10 @@ def real_hands(
                         "wrong": got["wrong"],
                     }
                 )
-    visible = tally["hexes"] - tally["hexes_hidden"]
-    clear = tally["chips"] - tally["chips_hidden"]
     return {
         "composites_per_photo": composites,
         "seed": seed,
-        "terrain_accuracy": _share(tally["terrain_right"], tally["hexes"]),
-        "terrain_accuracy_of_hexes_not_hidden": _share(tally["hexes_not_hidden_right"], visible),
-        "chip_accuracy": _share(tally["chips_right"], tally["chips"]),
-        "chip_accuracy_of_chips_not_hidden": _share(tally["chips_not_hidden_right"], clear),
+        **_accuracies(tally, tally["hexes_hidden"], tally["chips_hidden"]),
         "clean_terrain_accuracy": _share(clean["terrain_right"], clean["hexes"]),
         "clean_chip_accuracy": _share(clean["chips_right"], clean["chips"]),
         "clean_board_certain_but_pieces": clean["board_certain_but_pieces"],
