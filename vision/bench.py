@@ -869,10 +869,10 @@ def run(args: argparse.Namespace) -> int:
         command += f" --datasets {datasets}"
     if args.json:
         command += " --json"
-    log.info("reading %d synthetic renders...", args.renders)
-    result: dict[str, Any] = {"command": command}
-    result["synthetic"] = (
-        synthetic(
+    result: dict[str, Any] = {"command": command, "synthetic": None}
+    if args.renders:
+        log.info("reading %d synthetic renders...", args.renders)
+        result["synthetic"] = synthetic(
             args.renders,
             args.seed,
             args.robber_on_chip,
@@ -880,13 +880,10 @@ def run(args: argparse.Namespace) -> int:
             args.robber_off_desert,
             args.pieces,
         )
-        if args.renders
-        else None
-    )
-    log.info("reading %d renders of scenario maps...", args.scenario_maps)
-    result["scenario_maps"] = (
-        scenario_maps(args.scenario_maps, args.seed) if args.scenario_maps else None
-    )
+    result["scenario_maps"] = None
+    if args.scenario_maps:
+        log.info("reading %d renders of scenario maps...", args.scenario_maps)
+        result["scenario_maps"] = scenario_maps(args.scenario_maps, args.seed)
     log.info("reading coins-dev...")
     result["coins_dev"] = coins(datasets)
     log.info("reading boards-dev...")
