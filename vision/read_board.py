@@ -60,16 +60,16 @@ CHIP_COUNTS: dict[str, Counter[int]] = {
 CERTAIN = 0.9
 # A hex is hidden when this share of its ring is covered (too little is left to read it by).
 _HIDDEN = 0.75
-# A hex covered by more than this share of its ring is read from what shows of it, but not
-# trusted: what shows lies along the hand's rim, whose shading and shadow the cover mask
-# misses (so the hex is often more covered than measured), and a wrong reading is worse
-# than none.
-_PARTLY = 0.5
+# A hex a hand reaches into by more than this share of its ring is read from what shows of
+# it, but not trusted (terrain and chip at most _PARTLY_CONFIDENCE), and not searched for the
+# robber or pirate: the hand's fingers and shaded rim, which the cover mask misses, may lie
+# over its chip and along what shows of its art (so the hex is more covered than measured;
+# bench vision --real-hands: vieja_F_2 read a 6 under the fingers as 4 with 0.93, the mask
+# seeing 6% of the disc covered; catan_55 a pasture 41% covered as desert with 0.95), and a
+# wrong reading is worse than none.
+_REACHED = 0.1
 # Highest confidence of a hex read from the part a hand leaves clear.
 _PARTLY_CONFIDENCE = 0.5
-# A hex with more of its ring than this under a hand is not searched for the robber or pirate,
-# and is read (terrain and chip) with confidence at most _PARTLY_CONFIDENCE.
-_FIGURE_CLEAR = 0.1
 # A hex is sea when this fraction of its interior is open-sea blue.
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
@@ -250,6 +250,8 @@ def read_board(
     # A face-down fog hex shows its back, not its terrain: the map says what it is.
     face_down = np.array([is_face_down(known, h) for h in reg.hexes])
     shown = ~face_down
+    # A known map's sea is the map's, whatever lies over it.
+    given_sea = sea if isinstance(reg, FrameRegistration) else np.zeros(len(reg.hexes), bool)
 
     def classify() -> list[TerrainReading]:
         read = classify_terrain(
@@ -262,7 +264,7 @@ def read_board(
             chipped=chipped[shown],
             paper=paper,
         )
-        face_up = iter(_partly_capped(read, cover[shown]))
+        face_up = iter(_partly_capped(read, cover[shown], given_sea[shown]))
         given = TerrainReading(Terrain.UNEXPLORED, 1.0, {})
         return [given if f else next(face_up) for f in face_down]
 
@@ -289,19 +291,12 @@ def read_board(
         image, top, plane_to_top, reg, terrain, read_discs, covered, warnings, chip_counts, no_chip
     )
 
-    given_sea = sea if isinstance(reg, FrameRegistration) else np.zeros(len(reg.hexes), bool)
     tiles: dict[Hex, Tile] = {}
     for i, h in enumerate(reg.hexes):
         t = terrain[i]
         number = numbers.get(h)
+        # A hex a hand reaches into has its terrain capped (_partly_capped), so its chip too.
         conf = min(t.confidence, chip_conf.get(h, 1.0))
-        if cover[i] > _FIGURE_CLEAR and not (face_down[i] or given_sea[i]):
-            # A hand reaches into the hex: its fingers and shaded rim, which the cover mask
-            # misses, may lie over the chip and along what shows of the art (bench vision
-            # --real-hands: vieja_F_2 read a 6 under the fingers as 4 with 0.93, the mask
-            # seeing 6% of the disc covered; catan_55 a pasture 41% covered as desert with
-            # 0.95). What the map gives (a face-down hex, a known map's sea) stands.
-            conf = min(conf, _PARTLY_CONFIDENCE)
         if t.terrain in _CHIPLESS:
             number = None
         tiles[h] = Tile(t.terrain, number, round(float(conf), 4))
@@ -318,7 +313,7 @@ def read_board(
     lab, cast = board_balance(top, chips)
     # A hand, its fingers or its shadow can look like a figure: a hex a hand reaches into is
     # not searched (a figure under a hand is not in view anyway).
-    clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _FIGURE_CLEAR}
+    clear = {h for h, c in zip(reg.hexes, cover, strict=True) if c <= _REACHED}
     # Chips read with doubt: the robber may stand on one and hide part of its numeral.
     unsure = {h for h, c in chip_conf.items() if c < CERTAIN}
     on_map = map_harbours(known) if isinstance(reg, FrameRegistration) else None
@@ -877,12 +872,17 @@ def _chip_reader_missing() -> str | None:
     return None
 
 
-def _partly_capped(terrain: list[TerrainReading], cover: np.ndarray) -> list[TerrainReading]:
+def _partly_capped(
+    terrain: list[TerrainReading], cover: np.ndarray, given: np.ndarray
+) -> list[TerrainReading]:
     """The readings with the confidence of every hex whose ring is covered by more than
-    :data:`_PARTLY` (``cover``, float (N,)) capped at :data:`_PARTLY_CONFIDENCE`."""
+    :data:`_REACHED` (``cover``, float (N,)) capped at :data:`_PARTLY_CONFIDENCE`, but
+    those the map gives (``given``, bool (N,): a known map's sea), which no hand changes."""
     return [
-        replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE)) if c > _PARTLY else t
-        for t, c in zip(terrain, cover, strict=True)
+        replace(t, confidence=min(t.confidence, _PARTLY_CONFIDENCE))
+        if c > _REACHED and not g
+        else t
+        for t, c, g in zip(terrain, cover, given, strict=True)
     ]
 
 
