@@ -70,10 +70,10 @@ from vision.bench_hands import (
 )
 from vision.bench_pieces import random_pieces
 from vision.read_board import is_certain, load_image, read_board
-from vision.register import Registration, project, register
+from vision.register import Registration, register
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
-from vision.synth.render import Conditions, Render, distort_points, own_stream, render_board
+from vision.synth.render import Conditions, Render, own_stream, render_board
 
 log = logging.getLogger("vision.bench")
 
@@ -416,20 +416,11 @@ def _under_hands(
     render: Render, distortion: float, hexes: list[Hex], offsets: np.ndarray, share: float
 ) -> set[Hex]:
     """The ``hexes`` whose points at ``offsets`` (board-plane units from the hex centre) lie
-    under the render's hands in at least this ``share``."""
+    under the render's hands in at least this ``share`` (more than 0)."""
     if render.hand_mask is None or not render.hand_mask.any():
         return set()
-    h, w = render.hand_mask.shape
-    out = set()
-    for hx in hexes:
-        pts = project(render.homography, offsets + hex_center(hx))
-        if distortion:
-            pts = distort_points(pts, distortion, w, h)
-        xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
-        ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        if ok.any() and render.hand_mask[yi[ok], xi[ok]].mean() >= share:
-            out.add(hx)
-    return out
+    shares = cover_shares(render.hand_mask, render.homography, hexes, offsets, distortion)
+    return {hx for hx, s in shares.items() if s >= share}
 
 
 def _figure_outcome(read: Hex | None, truth: Hex | None) -> str:
@@ -665,9 +656,9 @@ def real_hands(
             clean["chips"] += s.chips_total
             clean["chips_right"] += s.chips_right
             clean["board_certain_but_pieces"] += is_certain(first, pieces=False)
+            on_reg = {h: clean_aligned(h) for h in truth}
             for k in range(composites):
                 comp = composite_hand(photo, reg.homography, reg.hexes, hand_stream(seed, name, k))
-                on_reg = {h: clean_aligned(h) for h in truth}
                 ring = cover_shares(comp.mask, reg.homography, on_reg.values(), RING)
                 disc = cover_shares(comp.mask, reg.homography, on_reg.values(), DISC)
                 ring = {h: ring[a] for h, a in on_reg.items()}

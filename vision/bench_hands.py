@@ -43,7 +43,7 @@ from companion.board import Board, Hex, Tile, hex_center
 from vision.read_board import CERTAIN
 from vision.register import circle_points, project
 from vision.scoring import best_alignment
-from vision.synth.render import draw_hand
+from vision.synth.render import distort_points, draw_hand
 
 # The spawn key of the real-hands stream (apart from every other stream of the bench).
 _STREAM = 3_000_017
@@ -108,15 +108,22 @@ def composite_hand(
 
 
 def cover_shares(
-    mask: np.ndarray, homography: np.ndarray, hexes: Iterable[Hex], offsets: np.ndarray
+    mask: np.ndarray,
+    homography: np.ndarray,
+    hexes: Iterable[Hex],
+    offsets: np.ndarray,
+    distortion: float = 0.0,
 ) -> dict[Hex, float]:
     """Share of each hex's points at ``offsets`` (hex radii from its centre) that lie under
-    ``mask`` (bool, image pixels), through ``homography`` (board plane -> image); points off
-    the image are left out, a hex with none in it has share 0."""
+    ``mask`` (bool, image pixels), through ``homography`` (board plane -> image) and the
+    renderer's lens ``distortion`` (see :func:`vision.synth.render.distort_points`; 0: none);
+    points off the image are left out, a hex with none in it has share 0."""
     h, w = mask.shape
     out: dict[Hex, float] = {}
     for hx in hexes:
         pts = project(homography, offsets + hex_center(hx))
+        if distortion:
+            pts = distort_points(pts, distortion, w, h)
         xi, yi = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
         ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
         out[hx] = float(mask[yi[ok], xi[ok]].mean()) if ok.any() else 0.0
