@@ -553,3 +553,16 @@ def test_a_big_ten_and_a_twelve_reaching_their_discs_edge_are_read() -> None:
     _, aligned = best_alignment(truth.tiles, board.tiles)
     for h in [(2, -2), (-1, 1)]:
         assert board.tiles[aligned(h)].number == truth.tiles[h].number
+
+
+def test_a_hand_reaching_into_a_hex_caps_its_reading_but_not_the_sea_a_known_map_gives() -> None:
+    # The cap is the one place a hand's reach lowers a reading (its chip's too: a tile's
+    # confidence is the lower of the two); a known map's sea stays the map's under a hand.
+    from vision.read_board import _PARTLY_CONFIDENCE, _REACHED, _partly_capped
+    from vision.terrain import TerrainReading
+
+    sure = [TerrainReading(Terrain.FIELDS, 0.97, {}), TerrainReading(Terrain.SEA, 1.0, {})] * 2
+    cover = np.array([_REACHED / 2, 0.2, 0.2, 0.8])
+    given = np.array([False, False, False, True])
+    capped = [t.confidence for t in _partly_capped(sure, cover, given)]
+    assert capped == [0.97, _PARTLY_CONFIDENCE, _PARTLY_CONFIDENCE, 1.0]
