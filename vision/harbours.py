@@ -93,7 +93,7 @@ from companion.layouts import (
 )
 from vision.harbour_coast import coast_offsets
 from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, is_logs, ore_and_wool
-from vision.harbour_text import generic_harbours, read_ratios
+from vision.harbour_text import STEP, generic_harbours, read_ratios
 from vision.scoring import symmetries
 
 Site = tuple[Hex, str]
@@ -132,12 +132,27 @@ DOUBTFUL_CONFIDENCE = 0.6
 #: never one to trust without a look (as a chip deduced from the chip counts).
 DEDUCED_CONFIDENCE = 0.5
 
+#: How a token's print (:func:`token_marks`) weighs on its kind: a token that shows dark print
+#: on light paper (at least ``_INKED`` of its disc, the disc's median at least ``_PAPER`` L*)
+#: is ``INKED_ODDS`` times as likely generic as its colour says, one with next to none (below
+#: ``_UNINKED``) ``UNINKED_ODDS`` times as likely. On bench vision seed 0's renders (the
+#: three token styles, tokens filling their spot) 76% of the generic tokens and 0.2% of the
+#: others show at least 0.04, 12% of the generic ones and 86% of the others below 0.005:
+#: likelihood ratios of about 380 and 1/7, taken at 20 and 1/5 (a shadow, a cast, a token
+#: off its spot).
+INKED_ODDS, UNINKED_ODDS = 20.0, 0.2
+_INKED, _UNINKED, _PAPER = 0.04, 0.005, 60.0
+#: A spot at least this much art is a token, whose print is looked at.
+_TOKEN = 0.8
+
 # Lightness counts half as much as colour: the lamp's fall-off changes it across the board.
 _L_WEIGHT = 0.5
 # Pixels darker than this (L*) are ink, outlines or shadow, not a harbour's colour.
 _INK = 35.0
 # A pixel with more chroma than this is coloured (the icon), less is paper or grey.
 _COLOURED = 20.0
+# A pixel darker than ``_INK`` with more chroma than this is a dark print's own colour.
+_DARK_COLOURED = 20.0
 # Score given to a kind that does not fit (and floor of any score) in the joint log-score.
 _SCORE_FLOOR = 0.01
 
@@ -163,6 +178,9 @@ class SiteReading:
         presence: 0..1, the fraction of the spot that is art rather than sea.
         colour: the art's colour in CIELAB (L*, a*, b*), or None when there is too little.
         scores: kind -> 0..1 (summing to 1); empty when no printed colour fits the art.
+        inked: on a token (the spot mostly art), True when it shows a generic harbour's
+            dark print on light paper (:func:`token_marks`), False when it shows no dark
+            print at all; None when neither is clear or no token fills the spot.
     """
 
     site: Site
@@ -170,6 +188,7 @@ class SiteReading:
     presence: float
     colour: tuple[float, float, float] | None
     scores: dict[str, float]
+    inked: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -404,24 +423,33 @@ def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarra
     return np.sqrt((lightness_weight * diff[:, 0]) ** 2 + diff[:, 1] ** 2 + diff[:, 2] ** 2)
 
 
-def colour_rival(colour: np.ndarray, lightness_weight: float = 0.8) -> tuple[str, float]:
-    """The kind whose printed colour is the next nearest to ``colour`` (CIELAB) after the
-    nearest, and how many times farther it lies (>= 1).
+def colour_rival(
+    colour: np.ndarray, lightness_weight: float = 0.8, among: Sequence[str] = tuple(PRINTED)
+) -> tuple[str, float]:
+    """The kind of ``among`` whose printed colour is the next nearest to ``colour``
+    (CIELAB) after the nearest, and how many times farther it lies (>= 1).
 
     >>> kind, times = colour_rival(np.array([45.0, -9.0, 0.0]))  # nearest: ore's print
     >>> kind, round(times, 2)
     ('lumber', 1.84)
     """
-    d = _printed_distances(colour, lightness_weight)
+    names = list(PRINTED)
+    d = _printed_distances(colour, lightness_weight)[[names.index(k) for k in among]]
     first, second = np.argsort(d)[:2]
-    return list(PRINTED)[second], float(d[second] / max(float(d[first]), 1e-6))
+    return among[second], float(d[second] / max(float(d[first]), 1e-6))
 
 
 def kind_scores(
-    colour: np.ndarray, sigma: float = 11.0, fit: float = 3.0, lightness_weight: float = 0.8
+    colour: np.ndarray,
+    sigma: float = 11.0,
+    fit: float = 3.0,
+    lightness_weight: float = 0.8,
+    inked: bool | None = None,
 ) -> dict[str, float]:
     """Posterior of each kind for an art colour (CIELAB), or {} when none is within ``fit``
-    sigmas of it (CIELAB distance with lightness weighted by ``lightness_weight``).
+    sigmas of it (CIELAB distance with lightness weighted by ``lightness_weight``). A token's
+    print (``inked``, see :attr:`SiteReading.inked`) makes it :data:`INKED_ODDS` times as
+    likely generic when dark print is seen on it, :data:`UNINKED_ODDS` times when none is.
 
     >>> max(kind_scores(np.array([76.0, 4.0, 60.0])).items(), key=lambda kv: kv[1])[0]
     'grain'
@@ -433,6 +461,8 @@ def kind_scores(
     if float(d.min()) > fit * sigma:
         return {}
     like = np.exp(-0.5 * (d / sigma) ** 2) + 1e-12
+    if inked is not None:
+        like[kinds.index("3:1")] *= INKED_ODDS if inked else UNINKED_ODDS
     post = like / like.sum()
     return {k: float(p) for k, p in zip(kinds, post, strict=True)}
 
@@ -540,18 +570,30 @@ def read_sites(
         # the board's sea, tells by how much (L*+16, a* and b* all scale with the cube root of
         # the light).
         local = np.concatenate(side_sea)
+        gain = 1.0
         if len(local) >= 5:
             gain = (float(sea[0]) + 16.0) / (float(np.median(local[:, 0])) + 16.0)
             px = np.column_stack([(px[:, 0] + 16.0) * gain - 16.0, px[:, 1:] * gain])
         presence = float(art[valid].mean())
-        light = px[solid & valid & (px[:, 0] >= _INK)]
+        # Dark pixels are ink, outlines or shadow, unless coloured: a dark green token's own
+        # print in a shadow (left out, the white ring round its icon would give it a grey).
+        light = px[
+            solid & valid & ((px[:, 0] >= _INK) | (np.hypot(px[:, 1], px[:, 2]) > _DARK_COLOURED))
+        ]
         colour: np.ndarray | None = None
         if len(light) >= min_light_art * valid.sum():
             chroma = np.hypot(light[:, 1], light[:, 2])
             coloured = light[chroma > _COLOURED]
             pick = coloured if len(coloured) >= 0.3 * len(light) else light
             colour = np.median(pick, axis=0)
-        scores = kind_scores(colour) if colour is not None else {}
+        inked = None
+        if colour is not None and presence >= _TOKEN:
+            # A token fills the spot: its print says generic or not (its paper's lightness
+            # under the light here, as its colour is).
+            share, paper = token_marks(lab[..., 0], plane_to_top, centres[i : i + 1])
+            if not math.isnan(share[0]):
+                inked = _inked(float(share[0]), (float(paper[0]) + 16.0) * gain - 16.0)
+        scores = kind_scores(colour, inked=inked) if colour is not None else {}
         readings.append(
             SiteReading(
                 site,
@@ -559,9 +601,81 @@ def read_sites(
                 presence,
                 None if colour is None else tuple(float(c) for c in colour),
                 scores,
+                inked,
             )
         )
     return readings
+
+
+def token_marks(
+    lightness: np.ndarray,
+    plane_to_top: np.ndarray,
+    centres: np.ndarray,
+    *,
+    radius: float = 0.24,
+    stroke_gap: float = 0.09,
+    ink: float = 12.0,
+    below: float = 20.0,
+) -> np.ndarray:
+    """The share of each token's disc that is printed dark ink: a generic harbour's "3:1"
+    or "?" and its rings, dark strokes on light paper; a resource's token shows its own
+    colour or icon instead, with no dark print on it.
+
+    Args:
+        lightness: float32 (H, W) the top view's L*.
+        plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels.
+        centres: float (N, 2) the discs' centres, board plane.
+        radius: the disc's radius, hex radii (a token's, 0.25, with its print).
+        stroke_gap: width (hex radii) of the closing that fills strokes in.
+        ink: least darkening (L*) of an ink pixel below what the closing fills in.
+        below: least darkening (L*) of an ink pixel below the disc's median: dark print,
+            not a light text's gaps on a coloured token.
+
+    Returns:
+        float (N,) each: the share of ink, 0..1, and the disc's median L* (its paper); NaN
+        where the disc leaves the top view.
+
+    >>> light = np.full((40, 40), 90.0, np.float32)
+    >>> light[19:21, 18:22] = 30.0  # a short dark stroke in the disc
+    >>> p2t = np.array([[20.0, 0.0, 20.0], [0.0, 20.0, 20.0], [0.0, 0.0, 1.0]])
+    >>> share, paper = token_marks(light, p2t, np.zeros((1, 2)))
+    >>> bool(share[0] > 0.05), float(paper[0])
+    (True, 90.0)
+    """
+    # The patch reaches past the disc: ink running on beyond it (the gaps between a hand's
+    # fingers, a token's outline, the sea's waves) is no print on a token.
+    reach = radius + 2 * stroke_gap
+    offs = np.arange(-reach, reach + STEP / 2, STEP)
+    xs, ys = np.meshgrid(offs, offs)
+    disc = np.hypot(xs, ys) <= radius
+    k = max(3, 2 * int(round(stroke_gap / STEP / 2)) + 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    lightness = np.ascontiguousarray(lightness, np.float32)
+    share = np.full(len(centres), np.nan)
+    paper = np.full(len(centres), np.nan)
+    for n, (cx, cy) in enumerate(np.asarray(centres, float).reshape(-1, 2)):
+        x = ((cx + xs) * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
+        y = ((cy + ys) * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
+        patch = cv2.remap(
+            lightness, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=np.nan
+        )
+        if np.isnan(patch).any():
+            continue
+        paper[n] = float(np.median(patch[disc]))
+        dark = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel) - patch
+        ink_px = ((dark > ink) & (patch < paper[n] - below)).astype(np.uint8)
+        _, labels = cv2.connectedComponents(ink_px, connectivity=8)
+        beyond = np.unique(labels[~disc & (ink_px > 0)])
+        printed = (labels > 0) & ~np.isin(labels, beyond)
+        share[n] = float(printed.sum()) / float(disc.sum())
+    return share, paper
+
+
+def _inked(share: float, paper: float) -> bool | None:
+    """A token's print (:func:`token_marks`) as :attr:`SiteReading.inked`."""
+    if share >= _INKED and paper >= _PAPER:
+        return True
+    return False if share < _UNINKED else None
 
 
 def _icon_classes(px: np.ndarray) -> np.ndarray:
@@ -892,13 +1006,16 @@ def _colour_doubts(
     (:func:`colour_rival` under :data:`COLOUR_MARGIN`): each keeps its kind, with its
     confidence capped at :data:`DOUBTFUL_CONFIDENCE`, and a warning asks for a look. No
     frame's set of kinds checks a Seafarers map's tokens, so a token's colour between two
-    prints (a dark lumber gone grey-green under a cast, read as ore at 0.94) is a guess."""
+    prints (a dark lumber gone grey-green under a cast, read as ore at 0.94) is a guess. A
+    generic token that shows its dark print (:attr:`SiteReading.inked`) is told by it, not
+    by its colour alone: next to no other token shows one."""
     out: list[Harbor] = []
     warnings: list[str] = []
     for h in harbors:
         site = ((h.q, h.r), h.side)
         reading = by_site.get(site)
-        if site in marked or reading is None or reading.colour is None:
+        told = reading is not None and reading.inked is True and h.kind == "3:1"
+        if site in marked or told or reading is None or reading.colour is None:
             out.append(h)
             continue
         rival, margin = colour_rival(np.array(reading.colour))
@@ -1210,7 +1327,9 @@ def _assign(
     slots = sorted(kinds.elements())
     if candidates:
         gain = _exposure([np.array(r.colour) for r in candidates], slots)
-        scored = [(r, kind_scores(_exposed(np.array(r.colour), gain))) for r in candidates]
+        scored = [
+            (r, kind_scores(_exposed(np.array(r.colour), gain), inked=r.inked)) for r in candidates
+        ]
         readable = [(r, sc) for r, sc in scored if sc]
     else:
         readable = []
