@@ -18,7 +18,9 @@ chips (:func:`vision.robber.board_balance`):
   lumber, light green wool, golden grain, red-brown brick, grey ore) and generic harbours are
   white paper with dark ink: the colour is the median of the art's coloured pixels when there
   are enough of them, else of its light pixels, and each kind scores by a Gaussian around its
-  printed colour. Art far from every printed colour (skin, a piece) has no kind.
+  printed colour. Art far from every printed colour (skin, a piece) has no kind;
+* a *token's print* weighs on its kind: a generic token shows dark print on light paper
+  (its "3:1", a "?"), a resource's token its colour or icon and none (:func:`token_marks`).
 
 Joint reading. The base and 5-6 frames put their harbours on fixed sides in the rulebook
 (:data:`companion.layouts.BASE_HARBOR_SITES` and ``EXTENSION_HARBOR_SITES``), known here up to
