@@ -425,20 +425,17 @@ def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarra
     return np.sqrt((lightness_weight * diff[:, 0]) ** 2 + diff[:, 1] ** 2 + diff[:, 2] ** 2)
 
 
-def colour_rival(
-    colour: np.ndarray, lightness_weight: float = 0.8, among: Sequence[str] = tuple(PRINTED)
-) -> tuple[str, float]:
-    """The kind of ``among`` whose printed colour is the next nearest to ``colour``
-    (CIELAB) after the nearest, and how many times farther it lies (>= 1).
+def colour_rival(colour: np.ndarray, lightness_weight: float = 0.8) -> tuple[str, float]:
+    """The kind whose printed colour is the next nearest to ``colour`` (CIELAB) after the
+    nearest, and how many times farther it lies (>= 1).
 
     >>> kind, times = colour_rival(np.array([45.0, -9.0, 0.0]))  # nearest: ore's print
     >>> kind, round(times, 2)
     ('lumber', 1.84)
     """
-    names = list(PRINTED)
-    d = _printed_distances(colour, lightness_weight)[[names.index(k) for k in among]]
+    d = _printed_distances(colour, lightness_weight)
     first, second = np.argsort(d)[:2]
-    return among[second], float(d[second] / max(float(d[first]), 1e-6))
+    return list(PRINTED)[second], float(d[second] / max(float(d[first]), 1e-6))
 
 
 def kind_scores(
@@ -618,7 +615,7 @@ def token_marks(
     stroke_gap: float = 0.09,
     ink: float = 12.0,
     below: float = 20.0,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """The share of each token's disc that is printed dark ink: a generic harbour's "3:1"
     or "?" and its rings, dark strokes on light paper; a resource's token shows its own
     colour or icon instead, with no dark print on it.
@@ -634,8 +631,8 @@ def token_marks(
             not a light text's gaps on a coloured token.
 
     Returns:
-        float (N,) each: the share of ink, 0..1, and the disc's median L* (its paper); NaN
-        where the disc leaves the top view.
+        Two float (N,) arrays: the share of ink, 0..1, and the disc's median L* (its paper);
+        NaN where the disc leaves the top view.
 
     >>> light = np.full((40, 40), 90.0, np.float32)
     >>> light[19:21, 18:22] = 30.0  # a short dark stroke in the disc
