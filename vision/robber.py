@@ -86,6 +86,21 @@ _REACH = 0.3
 # than the art's own chroma varies, is unlike the art whatever the art's lightness texture
 # (see figure_mask). Not for the pirate: the black ship is darker than any sea.
 _PALER = 12.0
+# For the robber, smooth plastic on busy art: a pixel whose neighbourhood (a square of
+# _GRAIN pixels) varies in lightness less than this share of the art's own median variation,
+# and that differs from the art by min_delta, seeds a figure; the pixels within _GRAIN of it
+# that differ as much join it (the square's edge band, which its own edge makes busy), and a
+# blob of mostly such pixels is kept only when its median variation is below the same share.
+# Grey plastic on grey rock differs by 8-12 CIELAB units under a colour cast, less than the
+# rock's texture, but the rock varies 2-4 times as much from pixel to pixel (seed 0's
+# renders, robber off the desert: the rock 1.6-2.5 L*, a dark forest's 2.5-3.8, the robber
+# 0.35-0.8 in the blob's median; a hand's shadow over the rock 1.0, half the rock's).
+_SMOOTHER = 0.4
+_GRAIN = 5
+# ... only where the art is busy at that scale (L*, median over the window): smooth art (a
+# desert, a pasture: 0.7-1.1) is as smooth as plastic (a shadow's flat core on seed 0 render
+# 24's desert made a blob of 0.12 square hex radii before the blob test below existed).
+_BUSY_ART = 1.2
 # The robber is named only on a blob of half its footprint at least: the smooth fall-off of
 # a glare or of a hand's shadow leaves blobs of 0.065-0.075 square hex radii; 3 of the 307
 # robbers found on the renders tuned on were smaller (0.35 of the footprint still makes a
@@ -164,6 +179,7 @@ def figure_mask(
     on_chip: bool = False,
     hidden: Sequence[tuple[float, float, float]] = (),
     paler: float | None = None,
+    smooth: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
     """Figure-like pixels of one hex: grey or black, and unlike the hex's art.
 
@@ -184,6 +200,10 @@ def figure_mask(
             difference from its own.
         paler: the least chroma a pixel unlike the art in colour, not in lightness, is below
             the art's; None: lightness and colour are one test.
+        smooth: on busy art (``_BUSY_ART``), a pixel that differs from the art by
+            ``min_delta`` only is figure-like too when its neighbourhood is smooth: its
+            lightness varies less than this share of the art's variation (see
+            ``_SMOOTHER``); None: not looked for.
         max_chroma: the most colour (CIELAB chroma) a figure's pixel may have: robbers and
             pirate ships are grey or black plastic, hands and harbour tokens are not.
         max_lightness: the lightest (L*) a figure's pixel may be: a white settlement leaning
@@ -244,10 +264,21 @@ def figure_mask(
     unlike = delta > max(min_delta, texture * spread)
     if paler is not None:
         unlike |= (art_chroma - chroma > max(paler, texture * chroma_spread)) & (delta > min_delta)
+    smoothed = None
+    if smooth is not None:
+        grain = _grain(chans[0])
+        art_grain = float(np.median(grain[inside]))
+        if art_grain >= _BUSY_ART:
+            seeds = (grain < smooth * art_grain) & (delta > min_delta)
+            near = cv2.dilate(seeds.astype(np.uint8), np.ones((_GRAIN, _GRAIN), np.uint8)) > 0
+            smoothed = near & (delta > min_delta) & ~unlike
+            unlike |= smoothed
     mask = inside & unlike & (chroma < max_chroma)
     mask &= chans[0] < max_lightness
     # Tiny specks are texture (rock, shadows of the art), not a figure.
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if smoothed is not None:
+        mask = _smooth_blobs(mask > 0, smoothed, grain, smooth * art_grain)
     surroundings = np.where(inside & ~rim, np.where(delta < min_delta, _ART, _OTHER), 0)
     if disc.sum() >= 16:
         on, around = _on_chip(chans, disc, px, min_delta, max_chroma, max_lightness)
@@ -268,6 +299,35 @@ def figure_mask(
             mask = _joined(mask > 0, over, px)
             surroundings = np.where(disc, around, surroundings)
     return mask.astype(bool), surroundings.astype(np.uint8), (x0, y0)
+
+
+def _grain(lightness: np.ndarray) -> np.ndarray:
+    """The standard deviation of ``lightness`` (float32 (h, w)) over the square of
+    ``_GRAIN`` pixels around each pixel: the art's fine texture, or the smoothness of plastic."""
+    size = (_GRAIN, _GRAIN)
+    mean = cv2.blur(lightness, size)
+    return np.sqrt(np.maximum(cv2.blur(lightness * lightness, size) - mean * mean, 0.0))
+
+
+def _smooth_blobs(
+    mask: np.ndarray, smoothed: np.ndarray, grain: np.ndarray, smoothest: float
+) -> np.ndarray:
+    """``mask`` (bool (h, w)) with its ``smoothed`` pixels (figure-like only by their smooth
+    neighbourhood) kept only in blobs that are mostly such pixels and whose median ``grain``
+    is below ``smoothest``: the smooth test adds blobs of plastic, it never grows a blob that
+    the texture test found (the chip's shadow around a crescent of its rim) nor lets a
+    shadow's fall-off or a patch of rock in."""
+    n, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return mask
+    flat = labels.ravel()
+    total = np.bincount(flat, minlength=n)
+    added = np.bincount(flat, weights=(smoothed & mask).ravel(), minlength=n)
+    plastic = np.zeros(n, bool)
+    for i in np.nonzero(2 * added > total)[0]:
+        if i and float(np.median(grain[labels == i])) < smoothest:
+            plastic[i] = True
+    return mask & (~smoothed | plastic[labels])
 
 
 def _joined(beside: np.ndarray, over: np.ndarray, px: float) -> np.ndarray:
@@ -407,6 +467,7 @@ def find_figure(
     hidden: Sequence[tuple[float, float, float]] = (),
     paler: float | None = None,
     join: float = 0.0,
+    smooth: float | None = None,
 ) -> FigureReading:
     """The hex among ``hexes`` that a dark, colourless figure stands on.
 
@@ -427,7 +488,7 @@ def find_figure(
             their median radius), for a figure covering ``_ON_CHIP_FRACTION`` of
             ``footprint`` (a bold numeral's thickest strokes must not pass for one).
         hidden: discs left out of every hex's window (see :func:`figure_mask`).
-        paler: see :func:`figure_mask`.
+        paler, smooth: see :func:`figure_mask`.
         join: figure-like pixels are closed by a disc of this diameter (hex radii) before
             their blobs are measured, so that the parts of one figure a thin gap or seam
             parts (the ship's hull and sail) are one blob; 0: not closed.
@@ -449,6 +510,7 @@ def find_figure(
             on_chip=on_chip,
             hidden=hidden,
             paler=paler,
+            smooth=smooth,
         )
         if join > 0 and mask.size:
             k = max(3, int(round(join * px)) | 1)
@@ -505,6 +567,7 @@ def find_robber(
         named_fraction=_ROBBER_NAMED,
         unsure=unsure,
         paler=_PALER,
+        smooth=_SMOOTHER,
     )
 
 

@@ -249,6 +249,66 @@ def test_a_bold_numeral_on_an_unread_chip_is_no_figure(ink: float) -> None:
     assert found.hex is None and not found.ambiguous
 
 
+# -- smooth plastic on busy art, a lamp's cast (hand-made top views) ---------------------------
+
+_ROCK_PX = 70.0  # top-view pixels per hex radius, as the renders' (62-90)
+_ROCK_TO_TOP = np.array([[_ROCK_PX, 0, 80.0], [0, _ROCK_PX, 80.0], [0, 0, 1]])
+
+
+def _figure_shape(size: int) -> np.ndarray:
+    """The renderer's robber seen from above (a body 0.4 x 0.54 hex radii and a head) 0.5 hex
+    radii right of hex (0, 0)'s centre in a top view of ``_ROCK_TO_TOP``: bool (size, size)."""
+    shape = np.zeros((size, size), np.uint8)
+    x, y, px = 80 + int(0.5 * _ROCK_PX), 80, _ROCK_PX
+    cv2.ellipse(shape, (x, y), (int(0.2 * px), int(0.27 * px)), 0, 0, 360, 1, -1)
+    cv2.circle(shape, (x, y - int(0.3 * px)), int(0.13 * px), 1, -1)
+    return shape.astype(bool)
+
+
+def _rock(figure: str | None, fine: float = 4.0) -> np.ndarray:
+    """A CIELAB top view of one grey-blue rock hex (ridges 28 L* deep over the hex, a fine
+    grain of ``fine`` L*) with the robber's shape on it: ``"plastic"``, flat grey 18 L*
+    darker than the rock's median (about 20 CIELAB units from the art: less than three times
+    the rock's spread, so the texture test misses it); ``"shadow"``, the rock itself 18 L*
+    darker, its grain kept; None, no figure."""
+    rng = np.random.default_rng(0)
+    n = 160
+    rows = np.mgrid[0:n, 0:n][0].astype(np.float32)
+    grain = cv2.GaussianBlur(rng.normal(0, 1, (n, n)).astype(np.float32), (0, 0), 1.0)
+    lab = np.empty((n, n, 3), np.float32)
+    lab[..., 0] = 46 + 28 * np.abs(np.sin(rows / _ROCK_PX * 3.0)) + fine * grain / grain.std()
+    lab[..., 1:] = (2.0, -8.0)
+    shape = _figure_shape(n)
+    if figure == "plastic":
+        ys, xs = np.mgrid[0:n, 0:n]
+        window = (ys - 80) ** 2 + (xs - 80) ** 2 <= (0.85 * _ROCK_PX) ** 2  # hex (0, 0)'s
+        lab[shape] = (float(np.median(lab[..., 0][window])) - 18.0, 0.0, 0.0)
+        lab[..., 0][shape] += rng.normal(0, 0.3, int(shape.sum()))
+    elif figure == "shadow":
+        lab[..., 0][shape] -= 18.0
+    return lab
+
+
+def test_grey_plastic_on_grey_rock_is_found_by_its_smoothness() -> None:
+    """Seed 0's grey robbers on mountains: under a cast the plastic and the rock differ by
+    less than the rock's texture, but the plastic is smooth where the rock is grainy."""
+    from vision.robber import find_robber
+
+    assert find_robber(_rock("plastic"), _ROCK_TO_TOP, [(0, 0)]).hex == (0, 0)
+    assert find_robber(_rock(None), _ROCK_TO_TOP, [(0, 0)]).hex is None
+
+
+def test_a_shadow_on_the_rock_adds_no_smooth_figure() -> None:
+    """A shadow the robber's shape and depth keeps the rock's grain under it: what the
+    texture test makes of it is all there is."""
+    from vision.robber import _SMOOTHER, figure_mask
+
+    lab = _rock("shadow")
+    plain, _, _ = figure_mask(lab, _ROCK_TO_TOP, (0, 0))
+    smooth, _, _ = figure_mask(lab, _ROCK_TO_TOP, (0, 0), smooth=_SMOOTHER)
+    assert np.array_equal(plain, smooth)
+
+
 # -- harbour tokens on the sea (Seafarers) ------------------------------------------------------
 
 
