@@ -463,8 +463,7 @@ def _figures(
     (``unsure``: the robber may stand on one); only the ``clear`` hexes (no hand over them)
     are searched. The pirate is not searched on the harbour ``tokens`` (top-view discs, see
     :func:`vision.harbours.token_discs`): a dark token is as black as the ship. ``cast``:
-    what :func:`board_balance` added to ``lab``'s a*, b*, taken back from the dark figures by
-    their lightness (see :func:`find_pirate`, :func:`find_robber`)."""
+    what :func:`board_balance` added to ``lab``'s a*, b* (see :func:`find_pirate`)."""
     land = [h for h, t in tiles.items() if t.terrain.is_land and h in clear]
     # A robber standing on a chip hides its numeral: chips unread or read with doubt are
     # searched too (the desert has none).
@@ -473,7 +472,7 @@ def _figures(
         for h in land
         if tiles[h].terrain != Terrain.DESERT and (tiles[h].number is None or h in unsure)
     }
-    robber = find_robber(lab, plane_to_top, land, chips, unsure, cast=cast)
+    robber = find_robber(lab, plane_to_top, land, chips, unsure)
     if robber.ambiguous:
         warnings.append("uncertain: the robber could be on more than one hex")
     elif robber.hex is None:

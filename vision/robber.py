@@ -555,18 +555,11 @@ def find_robber(
     land: Sequence[Hex],
     chips: Mapping[Hex, tuple[float, float, float]] | None = None,
     unsure: Collection[Hex] = (),
-    cast: tuple[float, float] = (0.0, 0.0),
 ) -> FigureReading:
     """The robber among the ``land`` hexes (see :func:`find_figure`); ``unsure``: hexes whose
-    chip could not be read or was read with doubt (the robber may stand on it).
-
-    ``cast``: the ``(a*, b*)`` that :func:`board_balance` added to ``lab``, taken back by
-    each pixel's lightness as for the pirate (see :func:`find_pirate`): the shift that greys
-    the chips' paper colours a dark grey robber its opposite, beyond the figures' chroma
-    (seed 0's renders off the desert: a grey robber under a cast of (21.7, -24.3) showed a
-    chroma of 22.5, on a board whose cast was (10.7, -28.0) 21.4, its dark edge more)."""
+    chip could not be read or was read with doubt (the robber may stand on it)."""
     return find_figure(
-        _uncast(lab, cast),
+        lab,
         plane_to_top,
         land,
         chips,
@@ -602,7 +595,11 @@ def find_pirate(
     read right). The ship is looked for with the shift scaled by each pixel's lightness over
     the paper's.
     """
-    lab = _uncast(lab, cast)
+    if cast != (0.0, 0.0):
+        lab = lab.copy()
+        undo = 1.0 - np.clip(lab[..., 0] / _CHIP_PAPER[0], 0.0, 1.0)
+        lab[..., 1] -= cast[0] * undo
+        lab[..., 2] -= cast[1] * undo
     dark = [t for t in tokens if _dark_share(lab, t) >= dark_share]
     return find_figure(
         lab,
@@ -613,18 +610,6 @@ def find_pirate(
         hidden=dark,
         join=_PIRATE_JOIN,
     )
-
-
-def _uncast(lab: np.ndarray, cast: tuple[float, float]) -> np.ndarray:
-    """``lab`` with the share ``1 - L*/paper`` of the ``cast`` that :func:`board_balance` added
-    taken back from each pixel: right at the paper's lightness, almost none on black."""
-    if cast == (0.0, 0.0):
-        return lab
-    lab = lab.copy()
-    undo = 1.0 - np.clip(lab[..., 0] / _CHIP_PAPER[0], 0.0, 1.0)
-    lab[..., 1] -= cast[0] * undo
-    lab[..., 2] -= cast[1] * undo
-    return lab
 
 
 def _dark_share(lab: np.ndarray, disc: tuple[float, float, float]) -> float:

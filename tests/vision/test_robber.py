@@ -309,22 +309,6 @@ def test_a_shadow_on_the_rock_adds_no_smooth_figure() -> None:
     assert np.array_equal(plain, smooth)
 
 
-def test_a_dark_robber_under_a_lamp_s_cast_is_found() -> None:
-    """The balance on the chips' paper colours a dark grey robber the cast's opposite (as
-    the pirate, see find_pirate): taken back by its lightness, it is grey again."""
-    from vision.robber import find_robber
-
-    n = 160
-    lab = np.empty((n, n, 3), np.float32)
-    lab[...] = (60.0, -25.0, 40.0)  # a pasture
-    lab[..., 0] += np.random.default_rng(0).normal(0, 1.0, (n, n))
-    cast = (30.0, -35.0)
-    dark = 35.0
-    lab[_figure_shape(n)] = (dark, cast[0] * (1 - dark / 85), cast[1] * (1 - dark / 85))
-    assert find_robber(lab, _ROCK_TO_TOP, [(0, 0)]).hex is None  # too colourful for grey
-    assert find_robber(lab, _ROCK_TO_TOP, [(0, 0)], cast=cast).hex == (0, 0)
-
-
 # -- harbour tokens on the sea (Seafarers) ------------------------------------------------------
 
 
