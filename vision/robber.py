@@ -101,6 +101,14 @@ _GRAIN = 5
 # desert, a pasture: 0.7-1.1) is as smooth as plastic (a shadow's flat core on seed 0 render
 # 24's desert made a blob of 0.12 square hex radii before the blob test below existed).
 _BUSY_ART = 1.2
+# A blob of mostly smooth pixels must have the figure's compact shape as well: the printed
+# art has smooth faces too (the real mountain tiles' shaded rock, boards-dev's vieja_E and
+# vieja_F: blobs of 0.13-0.27 square hex radii, 0.63-0.72 as solid as their hull, or of
+# 0.07-0.08 whose thickest part is 0.08-0.09 hex radii from their edge), where a robber's
+# body (0.4 x 0.54 hex radii with its head) is 0.89-1.02 solid and 0.11-0.17 thick on the
+# renders.
+_SMOOTH_SOLIDITY = 0.85
+_SMOOTH_THICKNESS = 0.1
 # The robber is named only on a blob of half its footprint at least: the smooth fall-off of
 # a glare or of a hand's shadow leaves blobs of 0.065-0.075 square hex radii; 3 of the 307
 # robbers found on the renders tuned on were smaller (0.35 of the footprint still makes a
@@ -278,7 +286,7 @@ def figure_mask(
     # Tiny specks are texture (rock, shadows of the art), not a figure.
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     if smoothed is not None:
-        mask = _smooth_blobs(mask > 0, smoothed, grain, smooth * art_grain)
+        mask = _smooth_blobs(mask > 0, smoothed, grain, smooth * art_grain, px)
     surroundings = np.where(inside & ~rim, np.where(delta < min_delta, _ART, _OTHER), 0)
     if disc.sum() >= 16:
         on, around = _on_chip(chans, disc, px, min_delta, max_chroma, max_lightness)
@@ -310,13 +318,14 @@ def _grain(lightness: np.ndarray) -> np.ndarray:
 
 
 def _smooth_blobs(
-    mask: np.ndarray, smoothed: np.ndarray, grain: np.ndarray, smoothest: float
+    mask: np.ndarray, smoothed: np.ndarray, grain: np.ndarray, smoothest: float, px: float
 ) -> np.ndarray:
     """``mask`` (bool (h, w)) with its ``smoothed`` pixels (figure-like only by their smooth
-    neighbourhood) kept only in blobs that are mostly such pixels and whose median ``grain``
-    is below ``smoothest``: the smooth test adds blobs of plastic, it never grows a blob that
-    the texture test found (the chip's shadow around a crescent of its rim) nor lets a
-    shadow's fall-off or a patch of rock in."""
+    neighbourhood) kept only in blobs that are mostly such pixels, whose median ``grain``
+    is below ``smoothest`` and that are as solid and thick as a figure (``_SMOOTH_SOLIDITY``,
+    ``_SMOOTH_THICKNESS`` in hex radii, ``px`` pixels each): the smooth test adds blobs of
+    plastic, it never grows a blob that the texture test found (the chip's shadow around a
+    crescent of its rim) nor lets a shadow's fall-off or a smooth face of the art in."""
     n, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
     if n <= 1:
         return mask
@@ -325,8 +334,13 @@ def _smooth_blobs(
     added = np.bincount(flat, weights=(smoothed & mask).ravel(), minlength=n)
     plastic = np.zeros(n, bool)
     for i in np.nonzero(2 * added > total)[0]:
-        if i and float(np.median(grain[labels == i])) < smoothest:
-            plastic[i] = True
+        blob = labels == i
+        if not i or float(np.median(grain[blob])) >= smoothest:
+            continue
+        b8 = blob.astype(np.uint8)
+        hull = cv2.contourArea(cv2.convexHull(cv2.findNonZero(b8)))
+        thickness = float(cv2.distanceTransform(b8, cv2.DIST_L2, 5).max()) / px
+        plastic[i] = total[i] >= _SMOOTH_SOLIDITY * hull and thickness >= _SMOOTH_THICKNESS
     return mask & (~smoothed | plastic[labels])
 
 

@@ -265,12 +265,25 @@ def _figure_shape(size: int) -> np.ndarray:
     return shape.astype(bool)
 
 
+def _smooth_face(size: int) -> np.ndarray:
+    """A smooth face of printed rock where the robber would stand (see _figure_shape): two
+    strips 0.14 hex radii wide and 0.5 long at a right angle, about a figure's area but
+    neither solid nor thick as one."""
+    face = np.zeros((size, size), np.uint8)
+    x, y, px = 80 + int(0.5 * _ROCK_PX), 80, _ROCK_PX
+    w, n = int(0.14 * px), int(0.5 * px)
+    face[y - n // 2 : y + n // 2, x - w // 2 : x + w // 2] = 1
+    face[y + n // 2 - w : y + n // 2, x - w // 2 : x - w // 2 + n] = 1
+    return face.astype(bool)
+
+
 def _rock(figure: str | None, fine: float = 4.0) -> np.ndarray:
     """A CIELAB top view of one grey-blue rock hex (ridges 28 L* deep over the hex, a fine
     grain of ``fine`` L*) with the robber's shape on it: ``"plastic"``, flat grey 18 L*
     darker than the rock's median (about 20 CIELAB units from the art: less than three times
     the rock's spread, so the texture test misses it); ``"shadow"``, the rock itself 18 L*
-    darker, its grain kept; None, no figure."""
+    darker, its grain kept; ``"face"``, the plastic's flat grey in a shape no figure has
+    (_smooth_face); None, no figure."""
     rng = np.random.default_rng(0)
     n = 160
     rows = np.mgrid[0:n, 0:n][0].astype(np.float32)
@@ -278,8 +291,8 @@ def _rock(figure: str | None, fine: float = 4.0) -> np.ndarray:
     lab = np.empty((n, n, 3), np.float32)
     lab[..., 0] = 46 + 28 * np.abs(np.sin(rows / _ROCK_PX * 3.0)) + fine * grain / grain.std()
     lab[..., 1:] = (2.0, -8.0)
-    shape = _figure_shape(n)
-    if figure == "plastic":
+    shape = _smooth_face(n) if figure == "face" else _figure_shape(n)
+    if figure in ("plastic", "face"):
         ys, xs = np.mgrid[0:n, 0:n]
         window = (ys - 80) ** 2 + (xs - 80) ** 2 <= (0.85 * _ROCK_PX) ** 2  # hex (0, 0)'s
         lab[shape] = (float(np.median(lab[..., 0][window])) - 18.0, 0.0, 0.0)
@@ -296,6 +309,16 @@ def test_grey_plastic_on_grey_rock_is_found_by_its_smoothness() -> None:
 
     assert find_robber(_rock("plastic"), _ROCK_TO_TOP, [(0, 0)]).hex == (0, 0)
     assert find_robber(_rock(None), _ROCK_TO_TOP, [(0, 0)]).hex is None
+
+
+def test_a_smooth_face_of_the_art_is_no_figure() -> None:
+    """The real mountain tiles have smooth faces of shaded rock (boards-dev's vieja_E and
+    vieja_F, which show no robber, had one named on a mountain): only a blob as solid and
+    thick as a figure is smooth plastic."""
+    from vision.robber import find_robber
+
+    found = find_robber(_rock("face"), _ROCK_TO_TOP, [(0, 0)])
+    assert found.hex is None and not found.ambiguous
 
 
 def test_a_shadow_on_the_rock_adds_no_smooth_figure() -> None:
