@@ -275,7 +275,9 @@ def figure_mask(
     smoothed = None
     if smooth is not None:
         grain = _grain(chans[0])
-        art_grain = float(np.median(grain[inside]))
+        # On every other row and column: the median of a quarter of the window is as good,
+        # at a quarter of the cost (a median of the whole window is a tenth of the search).
+        art_grain = float(np.median(grain[::2, ::2][inside[::2, ::2]]))
         if art_grain >= _BUSY_ART:
             seeds = (grain < smooth * art_grain) & (delta > min_delta)
             near = cv2.dilate(seeds.astype(np.uint8), np.ones((_GRAIN, _GRAIN), np.uint8)) > 0
@@ -326,16 +328,20 @@ def _smooth_blobs(
     ``_SMOOTH_THICKNESS`` in hex radii, ``px`` pixels each): the smooth test adds blobs of
     plastic, it never grows a blob that the texture test found (the chip's shadow around a
     crescent of its rim) nor lets a shadow's fall-off or a smooth face of the art in."""
-    n, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     if n <= 1:
         return mask
-    flat = labels.ravel()
-    total = np.bincount(flat, minlength=n)
-    added = np.bincount(flat, weights=(smoothed & mask).ravel(), minlength=n)
+    total = stats[:, cv2.CC_STAT_AREA]
+    added = np.bincount(labels.ravel(), weights=(smoothed & mask).ravel(), minlength=n)
     plastic = np.zeros(n, bool)
     for i in np.nonzero(2 * added > total)[0]:
-        blob = labels == i
-        if not i or float(np.median(grain[blob])) >= smoothest:
+        if not i:
+            continue
+        x, y, w, h = stats[i, :4]
+        # One pixel of background around the blob, for its distance to the edge.
+        box = (slice(max(0, y - 1), y + h + 1), slice(max(0, x - 1), x + w + 1))
+        blob = labels[box] == i
+        if float(np.median(grain[box][blob])) >= smoothest:
             continue
         b8 = blob.astype(np.uint8)
         hull = cv2.contourArea(cv2.convexHull(cv2.findNonZero(b8)))
