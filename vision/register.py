@@ -956,11 +956,6 @@ _GROW_RINGS = 12
 _GROW_FAR = (0.55, 0.25)
 # A flat candidate's ellipse mapped back to the board plane: largest axis ratio of a chip.
 _DISC_SHAPE = 1.4
-# Growth across an empty cell (an arm over a row of chips): the discs it must find there to
-# take them, and how far (hex radii) from the prediction of the chips two and three steps
-# away a disc may be (vieja_E_1's fourth hand of seed 0: 0.3-0.7).
-_ACROSS_CHIPS = 2
-_ACROSS_TOL = 0.75
 
 
 def _grow(
@@ -1008,21 +1003,14 @@ def _grow(
         plane_rad = rad * np.sqrt(np.abs(_local_scale2(inv, pts)))
         ref = float(np.median(plane_rad[list(taken.values())]))
         size_err = np.abs(np.log(np.maximum(plane_rad, 1e-9) / ref))
-
-        def nearest(
-            cell: Hex,
-            reach: int,
-            reaches: Sequence[tuple[float, float]],
-            size_err: np.ndarray = size_err,
-        ) -> int | None:
-            # The disc nearest the cell's prediction from the taken chips within ``reach``
-            # steps of it, within one of the (position, size) tolerances ``reaches``.
-            near = [c for c in taken if hex_distance(c, cell) <= reach]
+        added: dict[Hex, int] = {}
+        for cell in _frontier(taken):
+            near = [c for c in taken if hex_distance(c, cell) <= 2]
             if len(near) < 3:
-                return None
+                continue
             local = _affine(axial_to_plane(np.array(near)), pts[[taken[c] for c in near]])
             if local is None:
-                return None
+                continue
             guess = project(local, axial_to_plane(np.array([cell])))[0]
             spacing = math.sqrt(abs(np.linalg.det(local[:2, :2])))
             d = np.linalg.norm(pts - guess, axis=1) / spacing
@@ -1030,33 +1018,17 @@ def _grow(
             for i in flat:
                 if d[i] < _GROW_FAR[0] and not _seen_as_disc(cands[i], local[:2, :2]):
                     d[i] = np.inf
-            for tol, size_tol in reaches:
+            # Near the prediction, any disc of about the chips' size; a little farther (the
+            # foreshortening changes faster than one affine step follows), only a disc of
+            # just their size.
+            for tol, size_tol in ((_GROW_TOL, _GROW_SIZE_TOL), _GROW_FAR):
                 dd = np.where(size_err < size_tol, d, np.inf)
                 best = int(np.argmin(dd))
                 if dd[best] < tol:
-                    return best
-            return None
-
-        # Near the prediction, any disc of about the chips' size; a little farther (the
-        # foreshortening changes faster than one affine step follows), only a disc of just
-        # their size.
-        added = {
-            cell: i
-            for cell in _frontier(taken)
-            if (i := nearest(cell, 2, ((_GROW_TOL, _GROW_SIZE_TOL), _GROW_FAR))) is not None
-        }
+                    added[cell] = best
+                    break
         if not added:
-            # Stalled: an arm across the board hides a row of chips, and the chips beyond
-            # it are two steps from those taken. Across one empty cell, only discs of just
-            # the chips' size near the prediction, and two at least (one blob beyond a gap
-            # is as likely the hand's edge or a speck as a chip).
-            added = {
-                cell: i
-                for cell in _frontier(taken, across=True)
-                if (i := nearest(cell, 3, ((_ACROSS_TOL, _GROW_FAR[1]),))) is not None
-            }
-            if len(set(added.values())) < _ACROSS_CHIPS:
-                break
+            break
         # Two cells claiming one disc: neither is sure.
         claims = Counter(added.values())
         added = {c: i for c, i in added.items() if claims[i] == 1}
@@ -1094,22 +1066,15 @@ def _seen_as_disc(c: ChipCandidate, lin: np.ndarray) -> bool:
     return lo > 0 and math.sqrt(hi / lo) < _DISC_SHAPE
 
 
-def _frontier(taken: dict[Hex, int], across: bool = False) -> list[Hex]:
-    """Cells next to a taken cell and not taken themselves, in a fixed order; with
-    ``across``, the cells two steps from the taken ones across an empty cell instead (no
-    taken cell beside them).
-
-    >>> _frontier({(0, 0): 0})
-    [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]
-    >>> len(_frontier({(0, 0): 0}, across=True))
-    12
-    """
-    sides = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
-    nextdoor = {(c[0] + dq, c[1] + dr) for c in taken for dq, dr in sides} - set(taken)
-    if not across:
-        return sorted(nextdoor)
+def _frontier(taken: dict[Hex, int]) -> list[Hex]:
+    """Cells next to a taken cell and not taken themselves, in a fixed order."""
     return sorted(
-        {(c[0] + dq, c[1] + dr) for c in nextdoor for dq, dr in sides} - nextdoor - set(taken)
+        {
+            (c[0] + dq, c[1] + dr)
+            for c in taken
+            for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+        }
+        - set(taken)
     )
 
 

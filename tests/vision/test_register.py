@@ -10,14 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.board import Board, Hex, Tile, hex_center, hex_corner_points
+from companion.board import Board, Tile, hex_center, hex_corner_points
 from companion.layouts import random_board
 from vision.register import (
     FRAMES,
     ChipCandidate,
     Lattice,
     NoBoardError,
-    _grow,
     _rotation_matrix,
     axial_to_plane,
     plane_to_axial,
@@ -620,27 +619,3 @@ def test_blobs_outside_the_frame_do_not_bend_it_when_the_chips_scatter() -> None
     lat = Lattice(small, 1.0, bent, set(cells), cands, cells)
     placed = lat.placed("base", FRAMES["base"], 0, (0, 0), 0.0, False, {}).homography
     assert worst(placed) < 0.6 * worst(bent)
-
-
-def _lattice_discs(cells: list[Hex], radius: float = 14.0) -> list[ChipCandidate]:
-    """Discs on the lattice points of ``cells`` under a tilted view."""
-    view = np.array([[40.0, 6.0, 400.0], [-4.0, 38.0, 270.0], [2e-4, 3e-4, 1.0]])
-    at = project(view, axial_to_plane(np.array(cells)))
-    return [ChipCandidate(float(x), float(y), radius) for x, y in at]
-
-
-def test_growth_crosses_a_row_of_chips_an_arm_hides() -> None:
-    # The base board's chips with its middle row (r = 0) under an arm: growth from the
-    # chips above it takes the row beyond it across the empty one; a lone disc there it
-    # leaves (a hand's edge or a speck as likely as a chip).
-    above = [h for h in FRAMES["base"] if h[1] < 0]
-    beyond = [h for h in FRAMES["base"] if h[1] == 1]
-    cands = _lattice_discs(above + beyond)
-    pts = np.array([[c.x, c.y] for c in cands])
-    rad = np.array([c.radius for c in cands])
-    seen, _ = cv2.findHomography(axial_to_plane(np.array(above)), pts[: len(above)], 0)
-    _, taken = _grow(seen, pts, rad, np.arange(len(above)), cands)
-    assert sorted(taken) == list(range(len(cands)))
-    lone = cands[: len(above) + 1]
-    _, taken = _grow(seen, pts[: len(lone)], rad[: len(lone)], np.arange(len(above)), lone)
-    assert sorted(taken) == list(range(len(above)))
