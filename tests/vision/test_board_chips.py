@@ -320,3 +320,37 @@ def test_red_ink_narrows_a_clear_chip_left_unread_too(monkeypatch: pytest.Monkey
     )
     assert numbers == board.values
     assert deduced == {six, three} and conf[six] == conf[three] == 0.5
+
+
+def test_black_ink_narrows_a_chip_left_unread_in_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No hand the cover mask sees; fingers it misses lie wholly over the 6 and the reader
+    # leaves the 3 unread too (no value above its floor). The counts leave a 3 and a 6: the
+    # 3's ink, a whole numeral clearly black, says it is no 6, which decides both.
+    import vision.read_board as rb
+    from vision.chips import CHIP_VALUES, ChipReading
+
+    board = base_chip_board()
+    six, three = board.where(6), board.where(3)
+    top, plane_to_top, discs, _ = _board_top_view(board.values, six)
+    # The renderer's black is a shade red of neutral (measured 0.001): here the 3's is neutral.
+    x, y, r = discs[three]
+    window = top[int(y - r) : int(y + r), int(x - r) : int(x + r)]
+    ink = window.max(axis=2) < 100
+    window[ink] = window[ink].min(axis=1, keepdims=True)
+    x, y, r = discs[six]
+    top[int(y - 1.2 * r) : int(y + 1.2 * r), int(x - 1.2 * r) : int(x + 1.2 * r)] = (150, 170, 220)
+
+    def reading_of(h: Hex) -> ChipReading:
+        if h in (six, three):
+            return ChipReading.unread()
+        v = board.values[h]
+        scores = {w: 0.99 if w == v else 0.001 for w in CHIP_VALUES}
+        return ChipReading(v, 0.99, scores, v in (6, 8), None)
+
+    order = iter(h for h in board.hexes if h in board.values)
+    monkeypatch.setattr(rb, "_read_disc", lambda *args: reading_of(next(order)))
+    numbers, conf, deduced = rb._read_chips(
+        None, top, plane_to_top, board.reg, board.terrain, discs, None, [], CHIP_COUNTS["base"]
+    )
+    assert numbers == board.values
+    assert deduced == {six, three} and conf[six] == conf[three] == 0.5
