@@ -12,7 +12,7 @@ from chip_boards import base_chip_board
 
 from companion.board import Hex
 from vision.chips import read_chip
-from vision.read_board import CHIP_COUNTS, chip_disc, photo_chip_crop
+from vision.read_board import CERTAIN, CHIP_COUNTS, chip_disc, photo_chip_crop
 from vision.synth.chip_art import render_chip
 
 # Top-view pixels per hex radius in these tests, and the chip radius there.
@@ -151,6 +151,15 @@ def _board_top_view(values: dict, hidden: object) -> tuple:
     return top, plane_to_top, discs, covered
 
 
+def _deduced(conf: dict, deduced: set) -> float:
+    """The confidence a deduced chip should get: the product of the confidences of the chips
+    read (the deduction holds if they are all right), never CERTAIN."""
+    read = [c for h, c in conf.items() if h not in deduced and c > 0.0]
+    expected = round(min(math.prod(read), 0.85), 4)
+    assert 0.0 < expected < CERTAIN
+    return expected
+
+
 def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts() -> None:
     from vision.read_board import _read_chips
 
@@ -168,7 +177,7 @@ def test_a_chip_half_under_a_hand_is_not_read_and_only_deduced_from_the_counts()
         h: v for h, v in values.items() if h != hidden
     }
     assert numbers[hidden] == 12 and deduced == {hidden}
-    assert conf[hidden] == 0.5
+    assert conf[hidden] == _deduced(conf, deduced)
     assert any("deduced from the chip counts" in w for w in warnings)
     # Without the counts' proof (another chip unread too) the hidden chip stays unread.
     covered2 = covered.copy()
@@ -243,7 +252,7 @@ def test_hidden_chips_are_told_apart_by_red_ink_in_the_deduction() -> None:
         h: v for h, v in values.items() if h not in (hidden, six)
     }
     assert (numbers[hidden], numbers[six]) == (12, 6)
-    assert deduced == {hidden, six} and conf[six] == conf[hidden] == 0.5
+    assert deduced == {hidden, six} and conf[six] == conf[hidden] == _deduced(conf, deduced)
     # A hand over a black 3 as well: the counts leave a 12, a 6 and a 3, and only the red
     # chip is decided; the two black ones stay unread, not deduced, at confidence 0.
     three = next(h for h, v in values.items() if v == 3)
@@ -282,7 +291,7 @@ def test_hidden_chips_are_told_apart_by_black_ink_in_the_deduction() -> None:
     land, values, warnings = board.land, board.values, hands.warnings
     nine, six = board.where(9), board.where(6)
     assert (numbers[nine], numbers[six]) == (9, 6)
-    assert deduced == {nine, six} and conf[nine] == conf[six] == 0.5
+    assert deduced == {nine, six} and conf[nine] == conf[six] == _deduced(conf, deduced)
     assert any("deduced from the chip counts" in w for w in warnings)
     assert {h: numbers[h] for h in land} == values
 
@@ -319,7 +328,7 @@ def test_red_ink_narrows_a_clear_chip_left_unread_too(monkeypatch: pytest.Monkey
         CHIP_COUNTS["base"],
     )
     assert numbers == board.values
-    assert deduced == {six, three} and conf[six] == conf[three] == 0.5
+    assert deduced == {six, three} and conf[six] == conf[three] == _deduced(conf, deduced)
 
 
 def test_black_ink_narrows_a_chip_left_unread_in_view(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -353,4 +362,4 @@ def test_black_ink_narrows_a_chip_left_unread_in_view(monkeypatch: pytest.Monkey
         None, top, plane_to_top, board.reg, board.terrain, discs, None, [], CHIP_COUNTS["base"]
     )
     assert numbers == board.values
-    assert deduced == {six, three} and conf[six] == conf[three] == 0.5
+    assert deduced == {six, three} and conf[six] == conf[three] == _deduced(conf, deduced)
