@@ -987,8 +987,8 @@ def _ink_colour(
     return False if ink >= _BLACK_INK and analysis.redness < _BLACK_REDNESS else None
 
 
-#: a hidden chip whose numeral shows this much ink (squared disc radii; a whole one-digit
-#: numeral 0.1-0.2) and is no redder than this is black (see _ink_colour)
+#: an unread chip (hidden or not) whose numeral shows this much ink (squared disc radii; a whole
+#: one-digit numeral 0.1-0.2) and is no redder than this is black (see _ink_colour)
 _BLACK_INK, _BLACK_REDNESS = 0.06, 0.0
 
 
