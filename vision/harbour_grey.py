@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.harbour_text import STEP
+from vision.harbour_text import STEP, plane_samples
 
 #: The patch around an icon's place: along the side either way, and from/to out (hex radii).
 _HALF, _NEAR, _FAR = 0.3, 0.15, 0.75
@@ -64,17 +64,7 @@ def icon_patch(
     cols = np.arange(-_HALF, _HALF + STEP / 2, STEP)
     rows = np.arange(_FAR, _NEAR - STEP / 2, -STEP)
     pts = mid + cols[None, :, None] * along + rows[:, None, None] * normal
-    x = (pts[..., 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
-    y = (pts[..., 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
-    nan = float("nan")
-    return cv2.remap(
-        np.asarray(lab, np.float32),
-        x,
-        y,
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=(nan, nan, nan, nan),
-    )
+    return plane_samples(lab, plane_to_top, pts)
 
 
 def grey_icon(

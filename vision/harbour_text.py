@@ -91,15 +91,36 @@ def side_patch(
     cols = np.arange(-half_width, half_width + STEP / 2, STEP)
     rows = np.arange(far, near - STEP / 2, -STEP)
     pts = mid + cols[None, :, None] * along + rows[:, None, None] * normal
-    x = (pts[..., 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
-    y = (pts[..., 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
+    return plane_samples(lightness, plane_to_top, pts)
+
+
+def plane_samples(top: np.ndarray, plane_to_top: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The top view sampled (bilinear) at board-plane points.
+
+    Args:
+        top: float (H, W) or (H, W, C) with C <= 4, an image of the top view.
+        plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels (scale and
+            translation).
+        points: float (R, C, 2) board-plane points, hex radii.
+
+    Returns:
+        float32 (R, C) or (R, C, C'): the samples; NaN off the top view.
+
+    >>> p2t = np.array([[10.0, 0.0, 5.0], [0.0, 10.0, 5.0], [0.0, 0.0, 1.0]])
+    >>> ramp = np.tile(np.arange(10, dtype=np.float32), (10, 1))
+    >>> plane_samples(ramp, p2t, np.array([[[0.0, 0.0], [0.25, 0.0], [2.0, 0.0]]]))
+    array([[5. , 7.5, nan]], dtype=float32)
+    """
+    x = (points[..., 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
+    y = (points[..., 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
+    nan = float("nan")
     return cv2.remap(
-        np.asarray(lightness, np.float32),
+        np.asarray(top, np.float32),
         x,
         y,
         cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_CONSTANT,
-        borderValue=float("nan"),
+        borderValue=(nan, nan, nan, nan),
     )
 
 

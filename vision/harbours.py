@@ -95,7 +95,7 @@ from companion.layouts import (
 )
 from vision.harbour_coast import coast_offsets
 from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, is_logs, ore_and_wool
-from vision.harbour_text import STEP, generic_harbours, read_ratios
+from vision.harbour_text import STEP, generic_harbours, plane_samples, read_ratios
 from vision.scoring import symmetries
 
 Site = tuple[Hex, str]
@@ -653,11 +653,7 @@ def token_marks(
     share = np.full(len(centres), np.nan)
     paper = np.full(len(centres), np.nan)
     for n, (cx, cy) in enumerate(np.asarray(centres, float).reshape(-1, 2)):
-        x = ((cx + xs) * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
-        y = ((cy + ys) * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
-        patch = cv2.remap(
-            lightness, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=np.nan
-        )
+        patch = plane_samples(lightness, plane_to_top, np.dstack([cx + xs, cy + ys]))
         if np.isnan(patch).any():
             continue
         paper[n] = float(np.median(patch[disc]))
