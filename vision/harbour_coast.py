@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import warnings
 
-import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+
+from vision.harbour_text import plane_samples
 
 #: Profile step (hex radii): the outline is 0.02-0.04 hex radii wide in a top view.
 _STEP = 0.01
@@ -79,17 +80,9 @@ def coast_offsets(
         + outs[None, :, None, None] * normals[:, None, None, :]
         + alongs[None, None, :, None] * across[:, None, None, :]
     )  # (N, O, A, 2)
-    x = (pts[..., 0] * plane_to_top[0, 0] + plane_to_top[0, 2]).astype(np.float32)
-    y = (pts[..., 1] * plane_to_top[1, 1] + plane_to_top[1, 2]).astype(np.float32)
+    flat = plane_samples(lab, plane_to_top, pts.reshape(n * len(outs), len(alongs), 2))
+    flat = flat.reshape(n, len(outs), len(alongs), 3)
     nan = float("nan")
-    flat = cv2.remap(
-        np.asarray(lab, np.float32),
-        x.reshape(n * len(outs), len(alongs)),
-        y.reshape(n * len(outs), len(alongs)),
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=(nan, nan, nan, nan),
-    ).reshape(n, len(outs), len(alongs), 3)
     # A warped top view is black beyond the photo: no profile there.
     flat[flat[..., 0] <= 0.0] = nan
     # The median across each row of the samples in view (NaN sorts last): (N, O, 3).

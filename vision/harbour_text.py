@@ -98,13 +98,13 @@ def plane_samples(top: np.ndarray, plane_to_top: np.ndarray, points: np.ndarray)
     """The top view sampled (bilinear) at board-plane points.
 
     Args:
-        top: float (H, W) or (H, W, C) with C <= 4, an image of the top view.
+        top: float (H, W) or (H, W, K) with K <= 4, an image of the top view.
         plane_to_top: float (3, 3) board plane (hex radii) -> top-view pixels (scale and
             translation).
         points: float (R, C, 2) board-plane points, hex radii.
 
     Returns:
-        float32 (R, C) or (R, C, C'): the samples; NaN off the top view.
+        float32 (R, C) or (R, C, K): the samples; NaN off the top view.
 
     >>> p2t = np.array([[10.0, 0.0, 5.0], [0.0, 10.0, 5.0], [0.0, 0.0, 1.0]])
     >>> ramp = np.tile(np.arange(10, dtype=np.float32), (10, 1))
