@@ -153,8 +153,6 @@ _L_WEIGHT = 0.5
 _INK = 35.0
 # A pixel with more chroma than this is coloured (the icon), less is paper or grey.
 _COLOURED = 20.0
-# A pixel darker than ``_INK`` with more chroma than this is a dark print's own colour.
-_DARK_COLOURED = 20.0
 # Score given to a kind that does not fit (and floor of any score) in the joint log-score.
 _SCORE_FLOOR = 0.01
 
@@ -577,7 +575,7 @@ def read_sites(
         # Dark pixels are ink, outlines or shadow, unless coloured: a dark green token's own
         # print in a shadow (left out, the white ring round its icon would give it a grey).
         light = px[
-            solid & valid & ((px[:, 0] >= _INK) | (np.hypot(px[:, 1], px[:, 2]) > _DARK_COLOURED))
+            solid & valid & ((px[:, 0] >= _INK) | (np.hypot(px[:, 1], px[:, 2]) > _COLOURED))
         ]
         colour: np.ndarray | None = None
         if len(light) >= min_light_art * valid.sum():
