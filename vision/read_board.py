@@ -68,7 +68,9 @@ _HIDDEN = 0.75
 # seeing 6% of the disc covered; catan_55 a pasture 41% covered as desert with 0.95), and a
 # wrong reading is worse than none.
 _REACHED = 0.1
-# Highest confidence of a hex read from the part a hand leaves clear.
+# Highest confidence of a hex read from the part a hand leaves clear, or whose place is in
+# doubt (an ambiguous frame, a Seafarers band that is not sea, an island nothing places: its
+# reading may be another hex's).
 _PARTLY_CONFIDENCE = 0.5
 # A hex is sea when this fraction of its interior is open-sea blue.
 _SEA_FRACTION = 0.7
@@ -213,16 +215,22 @@ def read_board(
             written = write_refusal_images(Path(debug_dir), image, exc)
             raise NoBoardError(f"{exc}; what was seen of it: {written[0]}") from None
         raise
+    # Hexes whose place is in doubt: what is read there may be another hex's (a frame laid
+    # off its cells reads the board's hexes surely, each under another hex's name).
+    misplaced: set[Hex] = set()
     if reg.ambiguous:
         warnings.append("uncertain: the frame fits the chips in more than one place")
+        misplaced = set(reg.hexes)
     elif doubt := band_doubt(reg):
         warnings.append(doubt)
+        misplaced = set(reg.hexes)
     elif isinstance(reg, FrameRegistration) and (adrift := unanchored_islands(reg, known)):
         names = "; ".join(", ".join(str(h) for h in group) for group in adrift)
         warnings.append(
             f"uncertain: the map's island(s) {names} could not be checked against the photo "
             "(no chip seen on them, and their land is not told from the sea)"
         )
+        misplaced = {h for group in adrift for h in group}
 
     native = _native_px_per_unit(reg)
     px = float(np.clip(native, _MIN_PX, _MAX_PX))
@@ -298,6 +306,8 @@ def read_board(
         number = numbers.get(h)
         # A hex a hand reaches into has its terrain capped (_partly_capped), so its chip too.
         conf = min(t.confidence, chip_conf.get(h, 1.0))
+        if h in misplaced:
+            conf = min(conf, _PARTLY_CONFIDENCE)
         if t.terrain in _CHIPLESS:
             number = None
         tiles[h] = Tile(t.terrain, number, round(float(conf), 4))

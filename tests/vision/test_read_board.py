@@ -221,6 +221,29 @@ def test_a_wrong_kind_is_never_presented_as_right(base_render) -> None:  # noqa:
         assert not is_certain(board)
 
 
+def test_a_placement_in_doubt_reads_no_hex_surely(
+    base_render,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A frame laid off its cells reads the board's hexes as surely as a right one, each under
+    # another hex's name (bench vision --real-hands: catan_55 placed as a 5-6 board read 5
+    # values wrong at 0.93-0.98). A placement reported in doubt trusts none of its hexes.
+    import vision.read_board
+    from vision.register import register
+
+    clean = read_board(base_render.image, pieces=False)
+    assert sum((t.confidence or 0.0) >= CERTAIN for t in clean.tiles.values()) >= 15
+
+    def in_doubt(image: np.ndarray, kind: str | None = None):  # noqa: ANN202
+        return replace(register(image, kind), ambiguous=True)
+
+    monkeypatch.setattr(vision.read_board, "register", in_doubt)
+    board = read_board(base_render.image, pieces=False)
+    assert "uncertain: the frame fits the chips in more than one place" in board.warnings
+    assert [t.terrain for t in board.tiles.values()] == [t.terrain for t in clean.tiles.values()]
+    assert all((t.confidence or 0.0) < CERTAIN for t in board.tiles.values())
+
+
 def test_a_hex_under_a_hand_is_reported_and_the_rest_read_right() -> None:
     from vision.bench import hidden_by_hands
 
