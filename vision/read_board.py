@@ -272,6 +272,7 @@ def read_board(
             hidden=hidden[shown],
             chipped=chipped[shown],
             paper=paper,
+            touched=cover[shown] > 0.0,
         )
         face_up = iter(_partly_capped(read, cover[shown], given_sea[shown]))
         given = TerrainReading(Terrain.UNEXPLORED, 1.0, {})

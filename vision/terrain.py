@@ -357,6 +357,7 @@ def classify_terrain(
     hidden: np.ndarray | None = None,
     chipped: np.ndarray | None = None,
     paper: float | None = None,
+    touched: np.ndarray | None = None,
 ) -> list[TerrainReading]:
     """Classify every hex jointly.
 
@@ -383,6 +384,9 @@ def classify_terrain(
             costing what the likelier of the two explanations leaves, so that a hex the two
             read differently is not read surely; without counts it is also read so (the
             glare's explanation at the cost :data:`_GLARE_PRIOR`), under counts not.
+        touched: bool (N,), hexes a hand or an object reaches into at all: read from what
+            shows of them, but their costs vouch for no other hex's reading (under counts,
+            a hex's confidence is judged letting them be any terrain: see :func:`_margins`).
 
     Returns:
         One :class:`TerrainReading` per hex, in order.
@@ -447,7 +451,8 @@ def classify_terrain(
         looks = _looks(camera, lightings, grey_world_gains(features, lit & land_read, kind))
         read = _read(looks, sea_column, is_sea, is_hidden, terrains, slots, is_chipped)
     terrains, raw, costs, assigned, doubt = read
-    margin = _margins(doubt, land_idx, slots, assigned)
+    is_touched = np.zeros(n, bool) if touched is None else np.asarray(touched, bool)
+    margin = _margins(doubt, land_idx, slots, assigned, is_touched)
     out: list[TerrainReading] = []
     for i in range(n):
         cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
@@ -695,9 +700,22 @@ def _no_more_gold_than_fields(
 
 
 def _margins(
-    costs: np.ndarray, land_idx: np.ndarray, slots: np.ndarray | None, assigned: np.ndarray
+    costs: np.ndarray,
+    land_idx: np.ndarray,
+    slots: np.ndarray | None,
+    assigned: np.ndarray,
+    touched: np.ndarray,
 ) -> np.ndarray:
-    """How much worse the best reading is in which each hex has another terrain."""
+    """How much worse the best reading is in which each hex has another terrain.
+
+    Under counts the best reading in which a hex has another terrain moves that terrain to
+    other hexes; a hex a hand reaches into (``touched``, bool (N,)) looks like what the
+    hand's skin and shadow make of it, so what it would cost there says nothing: every
+    other touched hex is let be any terrain at no cost (bench vision --real-hands, catan_55,
+    whose old desert looks like fields: two fields hexes looked half desert, the hand's
+    shadow over one made it look surely fields, and the other, clear of the hand, was read
+    desert with 0.96). A hex's own costs still judge its own reading.
+    """
     n = len(costs)
     if slots is None or not len(land_idx):
         if costs.shape[1] < 2:
@@ -708,13 +726,17 @@ def _margins(
         return other.min(axis=1) - costs[np.arange(n), assigned]
     margin = np.zeros(n)
     sub = costs[land_idx][:, slots]
-    rows, cols = linear_sum_assignment(sub)
-    best = float(sub[rows, cols].sum())
+    free = touched[land_idx]
     for r_ in range(len(land_idx)):
-        forced = sub.copy()
-        forced[r_, slots == assigned[land_idx[r_]]] = _FORBIDDEN
-        fr, fc = linear_sum_assignment(forced)
-        margin[land_idx[r_]] = float(forced[fr, fc].sum()) - best
+        judged = sub.copy()
+        others = free.copy()
+        others[r_] = False
+        judged[others] = 0.0
+        rows, cols = linear_sum_assignment(judged)
+        best = float(judged[rows, cols].sum())
+        judged[r_, slots == assigned[land_idx[r_]]] = _FORBIDDEN
+        fr, fc = linear_sum_assignment(judged)
+        margin[land_idx[r_]] = float(judged[fr, fc].sum()) - best
     return margin
 
 

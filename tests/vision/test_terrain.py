@@ -323,3 +323,24 @@ def test_a_glared_hex_of_a_map_read_freely_is_read_as_the_glare_explains_it() ->
     sea = np.array([t == Terrain.SEA for t in truth])
     out = classify_terrain(feats, kind="seafarers", sea=sea, light=light, paper=paper)
     assert [r.terrain for r in out] == truth
+
+
+def test_a_hex_a_hand_touches_vouches_for_no_other_hexs_reading() -> None:
+    # bench vision --real-hands, catan_55: two fields hexes of the old art each looked half
+    # desert; a hand's shadow over one made it look surely fields, and the other, clear of
+    # the hand, was read desert with 0.96. A hex a hand reaches into says nothing of where
+    # the desert is not.
+    feats, truth = _base_features(np.random.default_rng(4))
+    desert = truth.index(Terrain.DESERT)
+    shaded = truth.index(Terrain.FIELDS)
+    between = 0.55 * np.array(PROTOTYPES[Terrain.DESERT][0]) + 0.45 * np.array(
+        PROTOTYPES[Terrain.FIELDS][0]
+    )
+    feats[desert] = between
+    free = classify_terrain(feats, kind="base")
+    assert free[desert].terrain == Terrain.DESERT and free[desert].confidence >= 0.9
+    touched = np.zeros(len(truth), bool)
+    touched[shaded] = True
+    read = classify_terrain(feats, kind="base", touched=touched)
+    assert [r.terrain for r in read] == [r.terrain for r in free]
+    assert read[desert].confidence < 0.9
