@@ -244,6 +244,18 @@ def test_a_placement_in_doubt_reads_no_hex_surely(
     assert all((t.confidence or 0.0) < CERTAIN for t in board.tiles.values())
 
 
+def test_a_frame_running_beyond_the_photo_reads_no_hex_surely(base_render) -> None:  # noqa: ANN001
+    # What lies beyond the photo (a frame's row, its band) is not seen: the frame's kind and
+    # place rest on the part in view (bench vision --real-hands: a base board laid as a 5-6
+    # frame whose near row ran beyond the photo read 5 values wrong at 0.93-0.98).
+    corners = base_render.hex_polygons
+    last = max(corners, key=lambda h: corners[h][:, 0].mean())
+    cut = np.ascontiguousarray(base_render.image[:, : int(corners[last][:, 0].min()) - 2])
+    board = read_board(cut, pieces=False)
+    assert any("beyond the photo's edge" in w for w in board.warnings)
+    assert all((t.confidence or 0.0) < CERTAIN for t in board.tiles.values())
+
+
 def test_a_hex_under_a_hand_is_reported_and_the_rest_read_right() -> None:
     from vision.bench import hidden_by_hands
 
