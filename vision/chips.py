@@ -38,6 +38,8 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from vision.numeric import median
+
 #: the numbers printed on chips
 CHIP_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
 
@@ -879,7 +881,7 @@ def _redness(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> float:
     # The darkest half of the ink, away from the stroke edges that blur mixes with paper.
     dark = g[ink]
     core = ink.copy()
-    core[ink] = dark <= np.median(dark)
-    red = np.median(r[core]) / np.median(r[paper])
-    green = np.median(g[core]) / np.median(g[paper])
+    core[ink] = dark <= median(dark)
+    red = median(r[core]) / median(r[paper])
+    green = median(g[core]) / median(g[paper])
     return float(red - green)

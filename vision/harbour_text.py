@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from companion.board import Hex
+from vision.numeric import median
 
 Site = tuple[Hex, str]
 
@@ -178,7 +179,7 @@ def find_ratio(
     # Off the view is filled with the patch's own median: white there would make every
     # stroke beside the view's edge (a far side's text) part of one dark border.
     off = np.isnan(patch)
-    fill = float(np.median(patch[~off])) if off.any() and not off.all() else 100.0
+    fill = float(median(patch[~off])) if off.any() and not off.all() else 100.0
     light = np.where(off, fill, patch)
     k = max(3, 2 * int(round(stroke_gap / STEP / 2)) + 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -232,7 +233,7 @@ def find_ratio(
 def _glared(patch: np.ndarray, glare: float) -> bool:
     """Is the patch (float32 L*, NaN off the view) under a glare: its median above ``glare``?"""
     seen = patch[~np.isnan(patch)]
-    return bool(len(seen)) and float(np.median(seen)) > glare
+    return bool(len(seen)) and float(median(seen)) > glare
 
 
 def read_ratios(

@@ -96,6 +96,7 @@ from companion.layouts import (
 from vision.harbour_coast import coast_offsets
 from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, is_logs, ore_and_wool
 from vision.harbour_text import STEP, generic_harbours, plane_samples, read_ratios
+from vision.numeric import median
 from vision.scoring import symmetries
 
 Site = tuple[Hex, str]
@@ -536,7 +537,7 @@ def read_sites(
     if len(sea_px) < 10:
         return [SiteReading(s, False, 0.0, None, {}) for s in sites]
     sea = np.median(sea_px, axis=0)
-    spread = float(np.median(_distance(sea_px, sea)))
+    spread = float(median(_distance(sea_px, sea)))
     threshold = max(min_delta, spreads * spread)
 
     readings = []
@@ -569,7 +570,7 @@ def read_sites(
         local = np.concatenate(side_sea)
         gain = 1.0
         if len(local) >= 5:
-            gain = (float(sea[0]) + 16.0) / (float(np.median(local[:, 0])) + 16.0)
+            gain = (float(sea[0]) + 16.0) / (float(median(local[:, 0])) + 16.0)
             px = np.column_stack([(px[:, 0] + 16.0) * gain - 16.0, px[:, 1:] * gain])
         presence = float(art[valid].mean())
         # Dark pixels are ink, outlines or shadow, unless coloured: a dark green token's own
@@ -654,7 +655,7 @@ def token_marks(
         patch = plane_samples(lightness, plane_to_top, np.dstack([cx + xs, cy + ys]))
         if np.isnan(patch).any():
             continue
-        paper[n] = float(np.median(patch[disc]))
+        paper[n] = float(median(patch[disc]))
         dark = cv2.morphologyEx(patch, cv2.MORPH_CLOSE, kernel) - patch
         ink_px = ((dark > ink) & (patch < paper[n] - below)).astype(np.uint8)
         _, labels = cv2.connectedComponents(ink_px, connectivity=8)

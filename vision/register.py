@@ -58,6 +58,7 @@ from companion.board import (
     hex_distance,
     hex_neighbours,
 )
+from vision.numeric import median
 
 #: The frames the board can have, by kind.
 FRAMES: dict[str, tuple[Hex, ...]] = {
@@ -1149,7 +1150,7 @@ def _unsheared(
             continue
         # The lattice must still explain the points (a singular change cannot).
         resid = np.linalg.norm(project(cand, axial_to_plane(new_cells)) - pts[idx], axis=1)
-        if np.median(resid) > 0.5 * med_rad:
+        if median(resid) > 0.5 * med_rad:
             continue
         jac = _jacobians(np.linalg.inv(cand), pts[idx])
         c = np.einsum("nij,njk,nlk->nil", jac, cov, jac)
@@ -1198,7 +1199,7 @@ def _robust_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
         if h is None:
             return None
         resid = np.linalg.norm(project(h, src) - dst, axis=1)
-        keep = resid <= max(1.0, 3.0 * float(np.median(resid[keep])))
+        keep = resid <= max(1.0, 3.0 * float(median(resid[keep])))
     return h
 
 
@@ -1265,7 +1266,7 @@ class _Lattices:
         near = (resid < _TOLERANCE) & self.plausible[n] & (np.abs(np.log(rad / ref_radius)) < 0.4)
         if not np.any(near):
             return 0.0, np.zeros(len(rad), bool)
-        ref = np.median(plane_rad[near])
+        ref = median(plane_rad[near])
         ok_size = self.plausible[n] & (np.abs(np.log(plane_rad / ref)) < 0.3)
         inl = (resid < _TOLERANCE) & ok_size & np.isfinite(resid)
         # Fewer than five discs is no lattice worth the name (three light hexes make one).
@@ -1314,7 +1315,7 @@ def _inliers(
     near = (resid < tol) & plausible & (np.abs(np.log(rad / ref_radius)) < 0.4)
     if not np.any(near):
         return (none, none) if with_sizes else none
-    ref = np.median(plane_rad[near])
+    ref = median(plane_rad[near])
     ok_size = plausible & (np.abs(np.log(plane_rad / ref)) < size_tol)
     inl = (resid < tol) & ok_size & np.isfinite(resid)
     return (inl, ok_size) if with_sizes else inl

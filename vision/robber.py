@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from companion.board import Hex, hex_center
+from vision.numeric import median
 
 # Footprints, in square hex radii: a standing robber seen from above covers about a fifth of
 # a hex radius squared; a pirate ship about a third.
@@ -164,7 +165,7 @@ def board_balance(
     if len(samples) < 50:
         return lab, (0.0, 0.0)
     # The chip's paper, not its ink: the lighter half of the disc pixels.
-    paper = samples[samples[:, 0] >= np.median(samples[:, 0])]
+    paper = samples[samples[:, 0] >= median(samples[:, 0])]
     seen = np.median(paper, axis=0)
     cast = (_CHIP_PAPER[1] - float(seen[1]), _CHIP_PAPER[2] - float(seen[2]))
     lab[..., 0] *= _CHIP_PAPER[0] / max(float(seen[0]), 1.0)
@@ -259,16 +260,16 @@ def figure_mask(
         inside, disc, rim = inside & away, disc & away, rim & away
     if inside.sum() < 16:
         return np.zeros(inside.shape, bool), np.zeros(inside.shape, np.uint8), (x0, y0)
-    art = [np.median(ch[inside]) for ch in chans]
+    art = [median(ch[inside]) for ch in chans]
     diff = [ch - a for ch, a in zip(chans, art, strict=True)]
     delta = np.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
     # The art's own spread (texture) sets how far a figure must stand out from it.
-    spread = float(np.median(delta[inside]))
+    spread = float(median(delta[inside]))
     chroma = np.hypot(chans[1], chans[2])
     # Or, on colourful art, the pixel is paler than it by more than the art's colour varies:
     # art busy in lightness only (a dark forest's leaves) hides no grey figure.
-    art_chroma = float(np.median(chroma[inside]))
-    chroma_spread = float(np.median(np.abs(chroma[inside] - art_chroma)))
+    art_chroma = float(median(chroma[inside]))
+    chroma_spread = float(median(np.abs(chroma[inside] - art_chroma)))
     unlike = delta > max(min_delta, texture * spread)
     if paler is not None:
         unlike |= (art_chroma - chroma > max(paler, texture * chroma_spread)) & (delta > min_delta)
@@ -277,7 +278,7 @@ def figure_mask(
         grain = _grain(chans[0])
         # On every other row and column: the median of a quarter of the window is as good,
         # at a quarter of the cost (a median of the whole window is a tenth of the search).
-        art_grain = float(np.median(grain[::2, ::2][inside[::2, ::2]]))
+        art_grain = float(median(grain[::2, ::2][inside[::2, ::2]]))
         if art_grain >= _BUSY_ART:
             seeds = (grain < smooth * art_grain) & (delta > min_delta)
             near = cv2.dilate(seeds.astype(np.uint8), np.ones((_GRAIN, _GRAIN), np.uint8)) > 0
@@ -332,7 +333,7 @@ def _smooth_blobs(
     if n <= 1:
         return mask
     total = stats[:, cv2.CC_STAT_AREA]
-    added = np.bincount(labels.ravel(), weights=(smoothed & mask).ravel(), minlength=n)
+    added = np.bincount(labels[smoothed & mask], minlength=n)
     plastic = np.zeros(n, bool)
     for i in np.nonzero(2 * added > total)[0]:
         if not i:
@@ -341,7 +342,7 @@ def _smooth_blobs(
         # One pixel of background around the blob, for its distance to the edge.
         box = (slice(max(0, y - 1), y + h + 1), slice(max(0, x - 1), x + w + 1))
         blob = labels[box] == i
-        if float(np.median(grain[box][blob])) >= smoothest:
+        if float(median(grain[box][blob])) >= smoothest:
             continue
         b8 = blob.astype(np.uint8)
         hull = cv2.contourArea(cv2.convexHull(cv2.findNonZero(b8)))
@@ -360,19 +361,26 @@ def _joined(beside: np.ndarray, over: np.ndarray, px: float) -> np.ndarray:
     of the two keeps its pixels over the chip only when ``beside`` holds at least
     ``_BESIDE_SHARE`` of it.
     """
-    over8 = over.astype(np.uint8)
     k = max(3, int(round(_INK_STROKE * px)) | 1)
+    # Nothing beside: every blob of the two lies over the chip and is dropped; nothing over:
+    # ``beside`` is all there is. Otherwise the openings work on the box of ``over`` only
+    # (they leave nothing outside it, see :func:`bounding_box`).
+    box = bounding_box(over, k // 2 + 1) if beside.any() else None
+    if box is None:
+        return beside
+    over8 = over[box].astype(np.uint8)
     thick = cv2.morphologyEx(
         over8, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     )
     near = cv2.distanceTransform((~beside).astype(np.uint8), cv2.DIST_L2, 3) <= _REACH * px
     opened = cv2.morphologyEx(over8, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
-    both = beside | (opened & (near | (thick > 0)))
+    both = beside.copy()
+    both[box] |= opened & (near[box] | (thick > 0))
     n, labels = cv2.connectedComponents(both.astype(np.uint8), connectivity=8)
     if n <= 1:
         return beside
     total = np.bincount(labels.ravel(), minlength=n)
-    outside = np.bincount(labels.ravel(), weights=beside.ravel(), minlength=n)
+    outside = np.bincount(labels[beside], minlength=n)
     keep = outside >= _BESIDE_SHARE * total
     keep[0] = False
     return beside | (both & keep[labels])
@@ -404,19 +412,28 @@ def _on_chip(
         on, as :func:`figure_mask`'s surroundings: art where the paper shows, 0 (not
         examined) where it is dark and colourless (the figure's own soft edge, the ink).
     """
+    k = max(3, int(round(stroke * px)) | 1)
+    figure = np.zeros(disc.shape, bool)
+    around = np.zeros(disc.shape, np.uint8)
+    # Nothing outside the disc counts, nor does the opening leave anything there: the work is
+    # done on the disc's box (the same pixels in the same order, so the same medians).
+    box = bounding_box(disc, k // 2 + 1)
+    if box is None:
+        return figure, around
+    disc = disc[box]
+    chans = [ch[box] for ch in chans]
     values = [ch[disc] for ch in chans]
     light = values[0] >= np.percentile(values[0], _PAPER_QUANTILE)
-    paper = [float(np.median(v[light])) for v in values]
+    paper = [float(median(v[light])) for v in values]
     diff = [ch - p for ch, p in zip(chans, paper, strict=True)]
     delta = np.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
     chroma = np.hypot(chans[1], chans[2])
     darkest = min(max_lightness, paper[0] - _DARKER_THAN_PAPER)
     dark = disc & (delta > min_delta) & (chroma < max_chroma) & (chans[0] < darkest)
-    k = max(3, int(round(stroke * px)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    figure = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_OPEN, kernel) > 0
-    around = np.where(disc & ~dark, np.where(delta < min_delta, _ART, _OTHER), 0)
-    return figure, around.astype(np.uint8)
+    figure[box] = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_OPEN, kernel) > 0
+    around[box] = np.where(disc & ~dark, np.where(delta < min_delta, _ART, _OTHER), 0)
+    return figure, around
 
 
 def figure_blobs(
@@ -444,31 +461,65 @@ def figure_blobs(
     )
     yy, xx = np.indices(mask.shape)
     dx, dy = xx - centre[0], yy - centre[1]
-    rim = (dx**2 + dy**2 >= (edge_px - 2) ** 2) & mask
-    rim_bins = np.floor((np.degrees(np.arctan2(dy, dx)) + 180.0) / _ARC_BIN_DEG).astype(int)
+    # The rim's pixels, each with its blob and its bin of the arc.
+    ry, rx = np.nonzero((dx**2 + dy**2 >= (edge_px - 2) ** 2) & mask)
+    rim_blob = labels[ry, rx]
+    rim_bins = np.floor(
+        (np.degrees(np.arctan2(dy[ry, rx], dx[ry, rx])) + 180.0) / _ARC_BIN_DEG
+    ).astype(int)
+    # Room around a blob's box for its ring (the dilations leave nothing beyond it).
+    margin = _RING.shape[0] // 2 + 1
     out = []
     for i in range(1, n):
-        blob = labels == i
-        arc = len(np.unique(rim_bins[rim & blob])) * _ARC_BIN_DEG
+        arc = len(np.unique(rim_bins[rim_blob == i])) * _ARC_BIN_DEG
         if arc > _MAX_ARC_DEG:
             continue
         cx, cy = centroids[i]
         if math.hypot(cx - centre[0], cy - centre[1]) > _MAX_OFFCENTRE * edge_px:
             continue  # a piece on a corner or side, leaning in: a figure stands inside
-        area = int(stats[i, cv2.CC_STAT_AREA])
-        points = cv2.findNonZero(blob.astype(np.uint8))
+        x, y, w, h, area = (int(v) for v in stats[i])
+        # The blob's points in the window's coordinates, in the order of the whole window's.
+        points = cv2.findNonZero((labels[y : y + h, x : x + w] == i).astype(np.uint8)) + (x, y)
         hull = cv2.contourArea(cv2.convexHull(points))
-        (_, _), (w, h), _ = cv2.minAreaRect(points)
-        elongation = max(w, h) / max(min(w, h), 1.0)
+        (_, _), sides, _ = cv2.minAreaRect(points)
+        elongation = max(sides) / max(min(sides), 1.0)
         if hull <= 0 or area / hull < _SOLIDITY or elongation > _MAX_ELONGATION:
             continue
         if surroundings is not None:
-            b8 = blob.astype(np.uint8)
-            ring = (cv2.dilate(b8, _RING) > 0) & ~(cv2.dilate(b8, _HALO) > 0) & (surroundings > 0)
-            if ring.any() and (surroundings[ring] == _ART).mean() < _ART_AROUND:
+            box = (
+                slice(max(0, y - margin), y + h + margin),
+                slice(max(0, x - margin), x + w + margin),
+            )
+            b8 = (labels[box] == i).astype(np.uint8)
+            ring = (cv2.dilate(b8, _RING) > 0) & ~(cv2.dilate(b8, _HALO) > 0)
+            ring &= surroundings[box] > 0
+            if ring.any() and (surroundings[box][ring] == _ART).mean() < _ART_AROUND:
                 continue
         out.append(area)
     return out
+
+
+def bounding_box(mask: np.ndarray, margin: int) -> tuple[slice, slice] | None:
+    """The rows and columns of ``mask``'s (bool (h, w)) True pixels, widened by ``margin``
+    pixels each way within ``mask``; None when it has none.
+
+    An opening or a dilation by a kernel at most ``2 * margin - 1`` wide, done on this box of
+    a mask that is empty outside it, gives what it gives on the whole mask: the box keeps
+    ``margin`` empty pixels between what it holds and its edge (or ends at the mask's), and
+    OpenCV's default border leaves a morphology alone where it ends.
+
+    >>> m = np.zeros((10, 10), bool); m[4:6, 3] = True
+    >>> bounding_box(m, 2)
+    (slice(2, 8, None), slice(1, 6, None))
+    """
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if not len(rows):
+        return None
+    h, w = mask.shape
+    return (
+        slice(max(0, int(rows[0]) - margin), min(h, int(rows[-1]) + margin + 1)),
+        slice(max(0, int(cols[0]) - margin), min(w, int(cols[-1]) + margin + 1)),
+    )
 
 
 def find_figure(

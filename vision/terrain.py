@@ -38,6 +38,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from companion.board import Hex, Terrain, hex_center
+from vision.numeric import median
 from vision.register import circle_points
 
 #: Prototype features (CIELAB L* 0..100, a*, b*, and the texture: median absolute deviation
@@ -177,7 +178,7 @@ def hex_features(
         bgr = top[yi[ok], xi[ok]].astype(np.float32) / 255.0
         samples = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
         med = np.median(samples, axis=0)
-        mad = float(np.median(np.abs(samples[:, 0] - med[0])))
+        mad = float(median(np.abs(samples[:, 0] - med[0])))
         out[i] = (med[0], med[1], med[2], mad)
     return out
 
@@ -252,8 +253,8 @@ def chip_paper(
         if len(pixels) < 10:
             continue
         grey = pixels.mean(axis=1)
-        lighter = grey >= np.median(grey)
-        paper[i] = float(np.median(grey[lighter]))
+        lighter = grey >= median(grey)
+        paper[i] = float(median(grey[lighter]))
         colour[i] = np.median(pixels[lighter], axis=0)
     seen = np.isfinite(colour[:, 0])
     if seen.sum() >= _MIN_CHIPS:

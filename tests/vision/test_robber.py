@@ -12,7 +12,7 @@ from companion.board import Terrain, hex_neighbours
 from companion.layouts import random_board
 from companion.scenario import load_scenario
 from vision.read_board import read_board
-from vision.robber import figure_blobs
+from vision.robber import bounding_box, figure_blobs
 from vision.scoring import best_alignment
 from vision.synth.boards import seafarers_board
 from vision.synth.render import Conditions, render_board
@@ -514,3 +514,25 @@ def test_the_pirate_of_a_hard_render_is_found(index: int) -> None:
     score, aligned = best_alignment(truth.tiles, board.tiles)
     assert score.terrain_right == score.terrain_total, "the test needs a well-read board"
     assert board.pirate == aligned(truth.pirate)
+
+
+def test_a_box_holds_what_an_opening_leaves_and_nothing_else_is_lost() -> None:
+    """An opening or dilation done on ``bounding_box``'s box is the whole mask's."""
+    rng = np.random.default_rng(3)
+    mask = np.zeros((60, 70), bool)
+    mask[20:40, 15:45] = rng.random((20, 30)) < 0.7
+    mask[38:41, 44:47] = True
+    for k in (3, 9, 13):
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        box = bounding_box(mask, k // 2 + 1)
+        assert box is not None
+        for op in (cv2.MORPH_OPEN, cv2.MORPH_DILATE):
+            whole = cv2.morphologyEx(mask.astype(np.uint8), op, kernel)
+            part = np.zeros_like(whole)
+            part[box] = cv2.morphologyEx(mask[box].astype(np.uint8), op, kernel)
+            assert np.array_equal(part, whole)
+    # At the mask's edge the box stops there.
+    edge = np.zeros((10, 10), bool)
+    edge[0, 9] = True
+    assert bounding_box(edge, 3) == (slice(0, 4), slice(6, 10))
+    assert bounding_box(np.zeros((4, 4), bool), 2) is None
