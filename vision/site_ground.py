@@ -41,7 +41,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy import ndimage
 
 from companion.board import Topology, hex_center
 
@@ -239,11 +238,10 @@ class GroundModel:
         pix = np.concatenate([self.art[0], border_idx, self.coast])
         hist = np.bincount(sample * cells + codes[pix], minlength=(self.n_hex + 2) * cells)
         sizes = np.maximum(np.bincount(sample, minlength=self.n_hex + 2), 1).astype(np.float64)
-        # Each cell's count with its 26 neighbours' (the cube's faces repeat outwards).
-        box = ndimage.uniform_filter(
-            hist.reshape(-1, n, n, n).astype(np.float64), size=(1, 3, 3, 3), mode="nearest"
-        )
-        near = np.rint(box * 27.0).reshape(self.n_hex + 2, cells) / sizes[:, None]
+        # On 32-bit counts (a top view holds far fewer than 2**31 / 27 pixels): five times
+        # faster than on 64-bit ones.
+        box = cube_neighbourhoods(hist.reshape(-1, n, n, n).astype(np.int32))
+        near = box.reshape(-1, cells) / sizes[:, None]
         return GroundDensities(codes, near.reshape(-1))
 
     def border_common(self, dens: GroundDensities, idx: np.ndarray) -> np.ndarray:
@@ -281,3 +279,29 @@ class GroundModel:
             ok = np.flatnonzero((s >= 0) & ~((s == self.n_hex + 1) & on_land))
             common[ok] = np.maximum(common[ok], dens.near[s[ok] * cells + own[ok]])
         return common
+
+
+def cube_neighbourhoods(counts: np.ndarray) -> np.ndarray:
+    """Each cell's count with its 26 neighbours' in the colour cube: sums over the 3x3x3
+    cells around it on the last three axes of ``counts`` (int (..., n, n, n)), the cube's
+    faces repeated outwards. Integer sums, so exact: what ``scipy.ndimage.uniform_filter``
+    (mode "nearest") times 27 gives once rounded, without SciPy's float passes.
+
+    >>> cube_neighbourhoods(np.ones((1, 2, 2, 2), np.int64))[0, 0, 0, 0]
+    np.int64(27)
+    """
+    out = counts
+    for axis in (-3, -2, -1):
+        n = out.shape[axis]
+
+        def cut(start: int, stop: int, axis: int = axis) -> tuple[slice, ...]:
+            return (Ellipsis, slice(start, stop)) + (slice(None),) * (-1 - axis)
+
+        # The cell itself, the one before and the one after (the first and the last repeat).
+        total = out.copy()
+        total[cut(1, n)] += out[cut(0, n - 1)]
+        total[cut(0, 1)] += out[cut(0, 1)]
+        total[cut(0, n - 1)] += out[cut(1, n)]
+        total[cut(n - 1, n)] += out[cut(n - 1, n)]
+        out = total
+    return out

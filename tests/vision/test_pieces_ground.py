@@ -273,3 +273,22 @@ def test_a_blue_piece_at_the_rim_is_not_the_sea(seed: int) -> None:
     board = board_of(Terrain.PASTURE, pieces)
     r = _render(board, seed=seed)
     assert families(_ground(r, board).read(r.image).pieces()) == families(pieces)
+
+
+def test_cube_neighbourhoods_are_the_rounded_box_filter_times_27() -> None:
+    """The exact integer sums equal SciPy's box mean times 27, rounded, faces repeated."""
+    from scipy import ndimage
+
+    from vision.site_ground import cube_neighbourhoods
+
+    rng = np.random.default_rng(0)
+    counts = rng.poisson(0.4, size=(3, 8, 8, 8)).astype(np.int32)
+    counts[1, 0, 7, 0] = 50_000
+    box = ndimage.uniform_filter(counts.astype(np.float64), size=(1, 3, 3, 3), mode="nearest")
+    assert np.array_equal(cube_neighbourhoods(counts), np.rint(box * 27.0))
+    # A lone count at a corner of the cube is counted in the 8 cells around it, and at the
+    # corner itself 8 times over (its three faces repeat it outwards).
+    lone = np.zeros((1, 4, 4, 4), np.int32)
+    lone[0, 0, 0, 0] = 1
+    sums = cube_neighbourhoods(lone)[0]
+    assert sums[0, 0, 0] == 8 and sums[1, 1, 1] == 1 and sums[2, 0, 0] == 0
