@@ -87,7 +87,9 @@ def coast_offsets(
     flat[flat[..., 0] <= 0.0] = nan
     # The median across each row of the samples in view (NaN sorts last): (N, O, 3).
     ordered = np.sort(flat, axis=2)
-    count = (~np.isnan(flat)).sum(axis=2)
+    # Counted along the last axis (the samples' axis swapped there): a sum over a middle axis
+    # of (N, O, A, 3) booleans is ten times slower.
+    count = np.ascontiguousarray((~np.isnan(flat)).swapaxes(2, 3)).sum(axis=3)
     middle = np.maximum(count - 1, 0) // 2
     profile = np.take_along_axis(ordered, middle[..., None, :], axis=2)[:, :, 0, :]
     profile[count == 0] = nan

@@ -187,17 +187,20 @@ def find_ratio(
     n, labels, stats, centres = cv2.connectedComponentsWithStats(
         (dark > ink).astype(np.uint8), connectivity=8
     )
-    w_px, h_px = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT].astype(float)
+    # Python numbers: the pairs' few tests cost less than indexing NumPy rows one by one.
+    w_px = stats[:, cv2.CC_STAT_WIDTH].tolist()
+    h_px = stats[:, cv2.CC_STAT_HEIGHT].astype(float).tolist()
+    cx, cy = centres[:, 0].tolist(), centres[:, 1].tolist()
     digits = [j for j in range(1, n) if heights[0] <= h_px[j] * STEP <= heights[1]]
     found: list[RatioText] = []
     for i in digits:
         for j in digits:
             h = max(h_px[i], h_px[j])
-            dx = centres[j, 0] - centres[i, 0]
+            dx = cx[j] - cx[i]
             if (
                 i == j
                 or not 0.75 <= h_px[i] / h_px[j] <= 1.33
-                or abs(centres[i, 1] - centres[j, 1]) > 0.3 * h
+                or abs(cy[i] - cy[j]) > 0.3 * h
                 or not spacing[0] * h <= abs(dx) <= spacing[1] * h
             ):
                 continue
@@ -209,8 +212,8 @@ def find_ratio(
                 c
                 for c in range(1, n)
                 if c not in (i, j)
-                and abs(centres[c, 0] - mid[0]) < 0.3 * h
-                and abs(centres[c, 1] - mid[1]) < 0.6 * h
+                and abs(cx[c] - mid[0]) < 0.3 * h
+                and abs(cy[c] - mid[1]) < 0.6 * h
                 and max(h_px[c], w_px[c]) < 0.5 * h
             ]
             if not colon:
