@@ -386,7 +386,13 @@ def glyph_features(glyphs: np.ndarray) -> np.ndarray:
     pixel = np.arange(len(flat))
     flat[pixel, lo.ravel()] = (mag * (1.0 - frac)).ravel()
     flat[pixel, hi.ravel()] = (mag * frac).ravel()
-    cells = votes.reshape(n, _CELLS, _CELL, _CELLS, _CELL, _BINS).sum(axis=(2, 4))
+    # Each cell's 64 pixels' votes summed in the order a sum over axes (2, 4) of the
+    # (n, cell row, pixel row, cell column, pixel column, bin) view takes, one after another
+    # (the same float32 sums, checked bit for bit), on a copy with those pixels first:
+    # three times faster than that sum over two middle axes.
+    by_pixel = votes.reshape(n, _CELLS, _CELL, _CELLS, _CELL, _BINS).transpose(2, 4, 0, 1, 3, 5)
+    cells = np.ascontiguousarray(by_pixel).reshape(_CELL * _CELL, n, _CELLS, _CELLS, _BINS)
+    cells = cells.sum(axis=0)
     blocks = np.concatenate(
         [cells[:, :-1, :-1], cells[:, :-1, 1:], cells[:, 1:, :-1], cells[:, 1:, 1:]], axis=3
     )
