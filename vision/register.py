@@ -222,7 +222,10 @@ def axial_to_plane(qr: np.ndarray) -> np.ndarray:
 
 
 def whiteness(
-    bgr: np.ndarray, chroma_weight: float = 0.25, lab: np.ndarray | None = None
+    bgr: np.ndarray,
+    chroma_weight: float = 0.25,
+    lab: np.ndarray | None = None,
+    chroma: np.ndarray | None = None,
 ) -> np.ndarray:
     """Lightness less some chroma, relative to the neighbourhood.
 
@@ -231,7 +234,7 @@ def whiteness(
         chroma_weight: how much chroma counts against a pixel: low finds cream chips on dark
             tiles, high finds grey chips on light but colourful tiles.
         lab: ``bgr`` already in CIELAB (float32, as converted here), to convert it once for
-            several weights.
+            several weights; chroma: its C* (``np.hypot`` of a* and b*), likewise.
 
     Returns:
         float32 (H, W): CIELAB L* - chroma_weight * C* minus its local mean (Gaussian, sigma
@@ -240,7 +243,9 @@ def whiteness(
     """
     if lab is None:
         lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    w = lab[..., 0] - chroma_weight * np.hypot(lab[..., 1], lab[..., 2])
+    if chroma is None:
+        chroma = np.hypot(lab[..., 1], lab[..., 2])
+    w = lab[..., 0] - chroma_weight * chroma
     # The local mean is smooth: blur a quarter-size copy and scale it back up (4x faster).
     h, wd = w.shape
     small = cv2.resize(w, (max(1, wd // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
@@ -271,7 +276,8 @@ _ROUND = 0.5
 def whiteness_maps(bgr: np.ndarray) -> list[np.ndarray]:
     """The :func:`whiteness` maps candidates are cut from, one per chroma weight."""
     lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    return [whiteness(bgr, cw, lab) for cw in _CHROMA_WEIGHTS]
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    return [whiteness(bgr, cw, lab, chroma) for cw in _CHROMA_WEIGHTS]
 
 
 def find_chip_candidates(
