@@ -454,6 +454,13 @@ def classify_terrain(
     terrains, raw, costs, assigned, doubt = read
     is_touched = np.zeros(n, bool) if touched is None else np.asarray(touched, bool)
     margin = _margins(doubt, land_idx, slots, assigned, is_touched)
+    # A hex far from every stock prototype may still look like this board's own print of the
+    # terrain it is read as, the other hexes read so (a print run's colour, a cast the light
+    # estimate missed: bench vision seed 0 render 96, a mountains hex as purple as the board's
+    # other two): that is its terrain seen, not a hand or a book over it. A hex a hand touches
+    # is no part of the print.
+    seen = land_idx[~is_hidden[land_idx] & ~is_touched[land_idx]]
+    own_print = _board_costs(looks[0], raw, terrains, assigned, seen, raw < _OUTLIER)
     out: list[TerrainReading] = []
     for i in range(n):
         cost_map = {t: float(costs[i, j]) for j, t in enumerate(terrains)}
@@ -463,7 +470,9 @@ def classify_terrain(
         # Two-hypothesis posterior of the best reading against the best one that differs
         # here, with likelihoods exp(-cost): a margin of 2.2 gives 0.9.
         conf = float(1.0 / (1.0 + np.exp(-min(margin[i], 50.0))))
-        unseen = bool(is_hidden[i] or raw[i].min() >= _OUTLIER)
+        unseen = bool(
+            is_hidden[i] or (raw[i].min() >= _OUTLIER and own_print[i, assigned[i]] >= _OUTLIER)
+        )
         if unseen:
             # Deduced from the counts at best, never seen: a person has to look.
             conf = min(conf, _UNSEEN_CONFIDENCE)

@@ -344,3 +344,16 @@ def test_a_hex_a_hand_touches_vouches_for_no_other_hexs_reading() -> None:
     read = classify_terrain(feats, kind="base", touched=touched)
     assert [r.terrain for r in read] == [r.terrain for r in free]
     assert read[desert].confidence < 0.9
+
+
+def test_a_hex_far_from_the_stock_art_but_like_its_boards_print_is_seen() -> None:
+    # This board's mountains are printed bluer than the stock art: two a little, one beyond
+    # every stock prototype. It looks like the board's other mountains, so it is its
+    # terrain seen, not a hand or a book over it.
+    feats, truth = _base_features(np.random.default_rng(4))
+    mountains = [i for i, t in enumerate(truth) if t == Terrain.MOUNTAINS]
+    feats[mountains[:2]] = (58.0, 11.0, -20.0, 5.0)
+    feats[mountains[2]] = (56.0, 15.0, -30.0, 4.6)
+    out = classify_terrain(feats, kind="base")
+    assert [r.terrain for r in out] == truth
+    assert not out[mountains[2]].unseen and out[mountains[2]].confidence >= 0.9
