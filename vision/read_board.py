@@ -825,9 +825,7 @@ def _read_chips(
         hexes.append(h)
         hidden.append(covered is not None and _disc_cover(covered, discs[h]) >= _CHIP_HIDDEN)
         if reading.value is None and not hidden[-1]:
-            reading = _read_at_centre(
-                image, top, top_to_image, plane_to_top, covered, h, discs[h], reading
-            )
+            reading = _read_at_centre(image, top, top_to_image, plane_to_top, h, discs[h], reading)
         # Red ink is 6 or 8 whatever part of the numeral shows.
         ink: bool | None = True if reading.red else None
         if hidden[-1]:
@@ -954,33 +952,25 @@ def _read_at_centre(
     top: np.ndarray,
     top_to_image: np.ndarray,
     plane_to_top: np.ndarray,
-    covered: np.ndarray | None,
     h: Hex,
     disc: tuple[float, float, float],
     reading: Any,
 ) -> Any:
     """The chip of hex ``h`` read again at the hex's centre, when its ``disc`` (top-view
-    ``(x, y, radius)``) lies off it and read nothing there (``reading``), and the cover mask
-    ``covered`` (bool (H, W) of the top view, or None) lies over neither disc: that reading
-    when it names a value, more surely; else ``reading``.
+    ``(x, y, radius)``) lies off it and read nothing there (``reading``): that reading when
+    it names a value, more surely; else ``reading``.
 
     The disc may be another blob's: a part of the chip or of the art that registration took
     for a candidate, or a Hough circle through a tile's stripes, a chip radius off the chip
     (bench vision seed 0, renders 10, 28 and 94: a crop showing a quarter of the chip, read as
     nothing, its value then only deduced from the counts). Where a chip lies as a rule, the
-    reader sees it whole. Not where a hand is seen near: a chip under fingers the mask misses
-    reads nothing where it was found, and its second look read a part of a numeral (bench
-    vision --real-hands 4, seed 0: vieja_F_1's 10 under fingers read 3, which moved a clear 3
-    to 5 in the joint reading).
+    reader sees it whole.
     """
     x, y, r = disc
     cx, cy = project(plane_to_top, np.array([hex_center(h)]))[0]
-    centre = (float(cx), float(cy), r)
     if math.hypot(x - cx, y - cy) < _OFF_CENTRE * r:
         return reading
-    if covered is not None and max(_disc_cover(covered, disc), _disc_cover(covered, centre)) > 0:
-        return reading
-    again = _read_disc(image, top, top_to_image, centre, None)
+    again = _read_disc(image, top, top_to_image, (float(cx), float(cy), r), None)
     if again is None or again.value is None or again.confidence <= reading.confidence:
         return reading
     return again

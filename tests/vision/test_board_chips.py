@@ -396,22 +396,3 @@ def test_a_chip_whose_disc_lies_off_it_is_read_at_its_hex_centre() -> None:
     assert numbers == board.values
     assert not deduced and conf[five] >= CERTAIN
     assert not any("deduced" in w for w in warnings)
-
-
-def test_a_chip_off_its_disc_is_not_looked_at_again_where_a_hand_is_seen() -> None:
-    # The same chip, but the cover mask sees a hand over a corner of it: fingers it misses
-    # may lie over the rest, so a second look could read a part of a numeral. It is left
-    # to what its first look and the counts make of it, never read surely.
-    from vision.read_board import _read_chips
-
-    board = base_chip_board()
-    top, plane_to_top, discs, covered = _board_top_view(board.values, None)
-    five = board.where(5)
-    x, y, r = discs[five]
-    discs = {**discs, five: (x + 0.45 * PX, y + 0.3 * PX, r)}
-    covered[int(y - r) : int(y - 0.5 * r), int(x - r) : int(x - 0.5 * r)] = True
-    numbers, conf, deduced = _read_chips(
-        None, top, plane_to_top, board.reg, board.terrain, discs, covered, [], CHIP_COUNTS["base"]
-    )
-    assert numbers == board.values
-    assert conf[five] < CERTAIN
