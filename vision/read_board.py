@@ -823,11 +823,9 @@ def _read_chips(
         if reading is None:
             continue
         hexes.append(h)
-        hidden.append(covered is not None and _disc_cover(covered, discs[h]) >= _CHIP_HIDDEN)
-        if reading.value is None and not hidden[-1]:
-            reading = _read_at_centre(image, top, top_to_image, plane_to_top, h, discs[h], reading)
         # Red ink is 6 or 8 whatever part of the numeral shows.
         ink: bool | None = True if reading.red else None
+        hidden.append(covered is not None and _disc_cover(covered, discs[h]) >= _CHIP_HIDDEN)
         if hidden[-1]:
             # Of a hidden chip, the colour of what ink shows is the one cue kept, for that
             # deduction only.
@@ -945,40 +943,6 @@ def _read_disc(
     if covered is not None and _disc_cover(covered, disc) >= _CHIP_HIDDEN:
         return ChipReading.unread()
     return read_chip(cut[0], disc=cut[1])
-
-
-def _read_at_centre(
-    image: np.ndarray | None,
-    top: np.ndarray,
-    top_to_image: np.ndarray,
-    plane_to_top: np.ndarray,
-    h: Hex,
-    disc: tuple[float, float, float],
-    reading: Any,
-) -> Any:
-    """The chip of hex ``h`` read again at the hex's centre, when its ``disc`` (top-view
-    ``(x, y, radius)``) lies off it and read nothing there (``reading``): that reading when
-    it names a value, more surely; else ``reading``.
-
-    The disc may be another blob's: a part of the chip or of the art that registration took
-    for a candidate, or a Hough circle through a tile's stripes, a chip radius off the chip
-    (bench vision seed 0, renders 10, 28 and 94: a crop showing a quarter of the chip, read as
-    nothing, its value then only deduced from the counts). Where a chip lies as a rule, the
-    reader sees it whole.
-    """
-    x, y, r = disc
-    cx, cy = project(plane_to_top, np.array([hex_center(h)]))[0]
-    if math.hypot(x - cx, y - cy) < _OFF_CENTRE * r:
-        return reading
-    again = _read_disc(image, top, top_to_image, (float(cx), float(cy), r), None)
-    if again is None or again.value is None or again.confidence <= reading.confidence:
-        return reading
-    return again
-
-
-#: a disc this many chip radii off its hex's centre that read nothing is read at the centre
-#: too (see _read_at_centre)
-_OFF_CENTRE = 0.25
 
 
 def _cut_chip(

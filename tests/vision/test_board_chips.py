@@ -122,10 +122,10 @@ def test_chips_are_read_at_the_size_of_the_chips_on_the_lattice() -> None:
     assert read[chips[0]] == (*centres[chips[0]], 18.0)
 
 
-def _board_top_view(values: dict, hidden: object | None) -> tuple:
+def _board_top_view(values: dict, hidden: object) -> tuple:
     """A top view of a base board's chips on green tiles, the desert at the centre, and a
-    hand (skin colour) over the left half of the chip on hex ``hidden`` (none if None):
-    (top, plane_to_top, discs, cover mask)."""
+    hand (skin colour) over the left half of the chip on hex ``hidden``: (top, plane_to_top,
+    discs, cover mask)."""
     from companion.board import base_frame, hex_center
 
     side = int(11 * PX)
@@ -144,8 +144,6 @@ def _board_top_view(values: dict, hidden: object | None) -> tuple:
         roi = top[y0 : y0 + d, x0 : x0 + d].astype(np.float32)
         top[y0 : y0 + d, x0 : x0 + d] = (roi * (1 - a) + chip * a).astype(np.uint8)
     covered = np.zeros(top.shape[:2], bool)
-    if hidden is None:
-        return top, plane_to_top, discs, covered
     x, y, r = discs[hidden]
     # The hand hides the 12's 1 and more: what shows of the chip is its 2.
     covered[int(y - 1.5 * r) : int(y + 1.5 * r), int(x - 1.5 * r) : int(round(x + 0.15 * r))] = True
@@ -302,7 +300,6 @@ def test_red_ink_narrows_a_clear_chip_left_unread_too(monkeypatch: pytest.Monkey
     # No hand anywhere; the reader leaves a 6 and a 3 unread (no value above its floor), the
     # 6's ink red. The counts leave a 6 and a 3: the red ink decides both.
     import vision.read_board as rb
-    from companion.board import hex_center
     from vision.chips import CHIP_VALUES, ChipReading
 
     board = base_chip_board()
@@ -318,8 +315,7 @@ def test_red_ink_narrows_a_clear_chip_left_unread_too(monkeypatch: pytest.Monkey
     # The stand-in reader is asked for the chips in the board's order (the desert has none).
     order = iter(h for h in board.hexes if h in board.values)
     monkeypatch.setattr(rb, "_read_disc", lambda *args: reading_of(next(order)))
-    # Each disc at its hex's centre: an unread chip is not looked for elsewhere.
-    discs = {h: (*hex_center(h), 10.0) for h in board.hexes}
+    discs = {h: (0.0, 0.0, 10.0) for h in board.hexes}
     numbers, conf, deduced = rb._read_chips(
         None,
         np.zeros((8, 8, 3), np.uint8),
@@ -367,32 +363,3 @@ def test_black_ink_narrows_a_chip_left_unread_in_view(monkeypatch: pytest.Monkey
     )
     assert numbers == board.values
     assert deduced == {six, three} and conf[six] == conf[three] == _deduced(conf, deduced)
-
-
-def test_a_chip_whose_disc_lies_off_it_is_read_at_its_hex_centre() -> None:
-    # Registration may take a blob a chip radius off the chip (a part of it, the art) for its
-    # disc, and a Hough circle may run through a tile's stripes: the crop then shows a quarter
-    # of the chip and reads nothing. Read again where the chip lies as a rule, it is read, not
-    # only deduced from the counts.
-    from vision.read_board import _read_chips
-
-    board = base_chip_board()
-    top, plane_to_top, discs, covered = _board_top_view(board.values, None)
-    five = board.where(5)
-    x, y, r = discs[five]
-    discs = {**discs, five: (x + 0.45 * PX, y + 0.3 * PX, r)}
-    warnings: list[str] = []
-    numbers, conf, deduced = _read_chips(
-        None,
-        top,
-        plane_to_top,
-        board.reg,
-        board.terrain,
-        discs,
-        covered,
-        warnings,
-        CHIP_COUNTS["base"],
-    )
-    assert numbers == board.values
-    assert not deduced and conf[five] >= CERTAIN
-    assert not any("deduced" in w for w in warnings)
