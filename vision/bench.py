@@ -121,6 +121,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "and ships (default 0: none)",
     )
     parser.add_argument(
+        "--chip-scatter",
+        type=float,
+        default=0.03,
+        metavar="SIGMA",
+        help="how far the renders' chips lie from their hexes' centres: the standard deviation "
+        "of each coordinate, in hex radii (default 0.03; the boards-dev photos' chips: about 0.09)",
+    )
+    parser.add_argument(
         "--real-hands",
         type=int,
         default=0,
@@ -150,13 +158,15 @@ def synthetic(
     known_map: bool = False,
     robber_off_desert: float = 0.0,
     pieces: float = 0.0,
+    chip_scatter: float = 0.03,
 ) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards.
 
     ``robber_on_chip``: the probability that a render's robber stands on a chip,
     ``robber_off_desert`` that it stands beside another land hex's chip (see
     ``Conditions.random``), ``pieces`` that its board carries a game's pieces (see
-    :func:`hard_render`); the renders are otherwise the same. ``known_map``: each render is
+    :func:`hard_render`), ``chip_scatter`` how far its chips lie from their hexes' centres;
+    the renders are otherwise the same. ``known_map``: each render is
     read with its map known (``read_board(known=...)``: the map's hexes, sea and terrain
     counts, not which land hex holds which terrain). A board whose only doubt is the kind of
     some pieces is counted apart (``board_certain_but_pieces``), with how many of those are
@@ -176,7 +186,9 @@ def synthetic(
     harbours = dict.fromkeys(HARBOUR_OUTCOMES, 0)
     per_kind: dict[str, dict[str, int]] = {}
     for i in range(renders):
-        truth, conditions, render = hard_render(seed, i, robber_on_chip, robber_off_desert, pieces)
+        truth, conditions, render = hard_render(
+            seed, i, robber_on_chip, robber_off_desert, pieces, chip_scatter
+        )
         robber = render.board.robber  # moved by the conditions, maybe
         hidden = hidden_by_hands(render, conditions.distortion)
         hidden_total += len(hidden)
@@ -488,13 +500,15 @@ def hard_render(
     robber_on_chip: float = 0.0,
     robber_off_desert: float = 0.0,
     pieces: float = 0.0,
+    chip_scatter: float = 0.03,
 ) -> HardRender:
     """Render ``index`` of ``bench vision --seed SEED`` (every third a base, 5-6 or
     Seafarers-like board), the same photo every time: how the bench and the tests that
     name a render make it (``robber_on_chip``, ``robber_off_desert``: see
     ``Conditions.random``). ``pieces``: the probability that the board carries a game's
     worth of pieces (:func:`vision.bench_pieces.random_pieces`), drawn from a stream of its
-    own so that the board and the conditions stay the seed's.
+    own so that the board and the conditions stay the seed's. ``chip_scatter``: how far the
+    chips lie from their hexes' centres (``Conditions.chip_scatter``).
 
     >>> first = hard_render(0, 2)
     >>> first.truth.kind, first.render.image.dtype, first.render.image.ndim
@@ -506,7 +520,10 @@ def hard_render(
     if own.random() < pieces:
         truth = replace(truth, pieces=random_pieces(truth, own))
     conditions = Conditions.random(
-        rng, robber_on_chip=robber_on_chip, robber_off_desert=robber_off_desert
+        rng,
+        robber_on_chip=robber_on_chip,
+        robber_off_desert=robber_off_desert,
+        chip_scatter=chip_scatter,
     )
     return HardRender(truth, conditions, render_board(truth, rng=rng, conditions=conditions))
 
@@ -841,6 +858,8 @@ def run(args: argparse.Namespace) -> int:
     ):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"{name} is a share of the renders, within [0, 1], not {share}")
+    if not 0.0 <= args.chip_scatter <= 0.3:
+        raise ValueError(f"--chip-scatter must be within 0..0.3 hex radii, not {args.chip_scatter}")
     datasets = Path(args.datasets)
     # The command line that reproduces these figures (every option spelled out).
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
@@ -850,6 +869,8 @@ def run(args: argparse.Namespace) -> int:
         command += f" --robber-off-desert {args.robber_off_desert}"
     if args.pieces:
         command += f" --pieces {args.pieces}"
+    if args.chip_scatter != 0.03:
+        command += f" --chip-scatter {args.chip_scatter}"
     if args.known_map:
         command += " --known-map"
     if args.scenario_maps:
@@ -870,6 +891,7 @@ def run(args: argparse.Namespace) -> int:
             args.known_map,
             args.robber_off_desert,
             args.pieces,
+            args.chip_scatter,
         )
     result["scenario_maps"] = None
     if args.scenario_maps:

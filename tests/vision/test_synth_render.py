@@ -9,9 +9,9 @@ import pytest
 
 from companion.board import Board, Terrain, Tile, hex_center
 from companion.layouts import random_board
-from vision.register import circle_points, project
+from vision.register import circle_points, find_chip_candidates, project
 from vision.synth.boards import SEAFARERS_LAND, seafarers_board
-from vision.synth.render import Conditions, distort_points, render_board
+from vision.synth.render import Conditions, Render, distort_points, render_board
 
 CLEAN = Conditions(chip_style="plain")
 
@@ -214,3 +214,37 @@ def test_a_robber_on_a_chip_stands_on_a_numbered_hex_drawn_over_its_chip() -> No
     centre = project(on.homography, np.array([hex_center(hx)]))[0]
     seen, bare = _pixel(on.image, centre), _pixel(beside.image, centre)
     assert np.ptp(seen) < 12 and seen.mean() < bare.mean() - 20
+
+
+def _chip_offsets(r: Render, board: Board) -> np.ndarray:
+    """Each chip's distance from its hex's centre, in hex radii, by the render's own geometry."""
+    found = np.array([(c.x, c.y) for c in find_chip_candidates(r.image)])
+    offsets = []
+    for hx, tile in board.tiles.items():
+        if tile.number is None:
+            continue
+        centre = np.array(hex_center(hx))
+        px = project(r.homography, centre[None])[0]
+        nearest = found[np.argmin(np.hypot(*(found - px).T))]
+        offsets.append(np.hypot(*(project(np.linalg.inv(r.homography), nearest[None])[0] - centre)))
+    return np.array(offsets)
+
+
+def test_chips_lie_as_far_from_their_hexes_centres_as_the_scatter_asks() -> None:
+    board = random_board(4, seed=2)
+    tidy = render_board(board, rng=4, conditions=replace(CLEAN, chip_scatter=0.0))
+    # Real boards' chips: about 0.09 hex radii a coordinate (boards-dev).
+    scattered = render_board(board, rng=4, conditions=replace(CLEAN, chip_scatter=0.15))
+    assert np.median(_chip_offsets(tidy, board)) < 0.03
+    # The median distance of a 2-D normal offset is 1.18 sigma: 0.18 hex radii here.
+    assert 0.1 < np.median(_chip_offsets(scattered, board)) < 0.3
+    with pytest.raises(ValueError, match="chip_scatter"):
+        Conditions(chip_scatter=0.5)
+
+
+def test_the_chip_scatter_draws_nothing_of_the_seed() -> None:
+    # A scattered render of a seed is that seed's render with its chips elsewhere.
+    plain, scattered = np.random.default_rng(3), np.random.default_rng(3)
+    tidy = Conditions.random(plain)
+    assert replace(Conditions.random(scattered, chip_scatter=0.1), chip_scatter=0.03) == tidy
+    assert plain.random() == scattered.random()

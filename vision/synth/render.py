@@ -125,6 +125,11 @@ class Conditions:
     # with a chip at index floor(u * n), where it stands for most of a game once a 7 moved it
     # off the desert. At most one of the two is set.
     robber_off_desert: float | None = None
+    # How far chips lie from their hexes' centres: the standard deviation of each coordinate
+    # of a chip's offset, in hex radii. Chips are laid by hand: on the boards-dev photos their
+    # offsets from the fitted grid have a median of 0.11 hex radii (about 0.09 a coordinate,
+    # up to 0.37); 0.03 is the renderer's tidier default, the one the figures were measured on.
+    chip_scatter: float = 0.03
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.tilt_deg <= 60.0:
@@ -144,6 +149,10 @@ class Conditions:
                 )
             if self.robber_on_chip is not None:
                 raise ValueError("set one of robber_on_chip and robber_off_desert, not both")
+        if not 0.0 <= self.chip_scatter <= 0.3:
+            raise ValueError(
+                f"chip_scatter must be within 0..0.3 hex radii, not {self.chip_scatter}"
+            )
         if self.harbor_style is not None and self.harbor_style not in HARBOR_STYLES:
             raise ValueError(
                 f"harbor_style must be one of {', '.join(HARBOR_STYLES)}, not {self.harbor_style!r}"
@@ -157,6 +166,7 @@ class Conditions:
         hard: bool = True,
         robber_on_chip: float = 0.0,
         robber_off_desert: float = 0.0,
+        chip_scatter: float = 0.03,
     ) -> Conditions:
         """Random conditions; ``hard`` adds tilt up to 45 degrees, hands, glare and the rest.
 
@@ -164,6 +174,8 @@ class Conditions:
         ``robber_off_desert`` that it stands beside the chip of another land hex (when it is
         not on a chip), both drawn from a stream of its own (:func:`own_stream`): every other
         draw of a seed stays the same, and so do the on-chip draws of a seed.
+        ``chip_scatter`` is how far the chips lie from their hexes' centres (see the field);
+        it draws nothing, so a seed's renders differ only by where their chips lie.
         """
         own = own_stream(rng, _ROBBER_STREAM)
         on_chip, where = own.random() < robber_on_chip, float(own.random())
@@ -172,6 +184,7 @@ class Conditions:
         base = cls(
             robber_on_chip=where if on_chip else None,
             robber_off_desert=where if off_desert else None,
+            chip_scatter=chip_scatter,
             rotation_deg=float(rng.uniform(0, 360)),
             fill=float(rng.uniform(0.7, 0.92)),
             offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.04, 0.04))),
@@ -367,7 +380,7 @@ def _draw_top_view(
                 prints[tile.number] = render_chip(
                     tile.number, style=style, size_px=diameter, rng=rng
                 )
-            c = to_px(np.array([hex_center(hx)]))[0] + rng.normal(0, 0.03 * s, 2)
+            c = to_px(np.array([hex_center(hx)]))[0] + rng.normal(0, cond.chip_scatter * s, 2)
             _paste_chip(canvas, prints[tile.number], c, float(rng.uniform(0, 360)))
             chip_at[hx] = c
     if board.robber is not None:
