@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import cv2
@@ -124,6 +124,12 @@ class ChipAnalysis:
     #: 0 when not counted (print kept at the disc's edge)
     parts: int = 0
 
+    @cached_property
+    def numeral_offsets(self) -> np.ndarray:
+        """``numeral_points`` less ``centre``, float32 (N, 2): where every view of the
+        numeral (:func:`glyph_image`, 5-18 a chip) starts from."""
+        return self.numeral_points - np.array(self.centre, np.float32)
+
 
 def analyse_chip(
     image: np.ndarray,
@@ -182,9 +188,11 @@ def analyse_chip(
     thresh = max(float(thresh) / 255.0, 0.18)
     if faint:
         thresh = max(_FAINT * thresh, _FAINT_FLOOR)
+    # The disc's edge and its inner part, for every cut of the ink below.
     dist = np.hypot(xx - cx, yy - cy)
+    rings = (dist > 0.9 * radius, dist < _INNER * radius)
     mask, labels, stats, centroids, dot_ids, glyph_ids, held_back, cut = _components(
-        darkness, inside, thresh, dist, (cx, cy, radius), rim_print
+        darkness, inside, thresh, rings, (cx, cy, radius), rim_print
     )
     if not glyph_ids:
         return None
@@ -200,7 +208,7 @@ def analyse_chip(
         if level <= thresh:
             break
         _, _, st, ce, ids, _, _, _ = _components(
-            darkness, inside, level, dist, (cx, cy, radius), rim_print
+            darkness, inside, level, rings, (cx, cy, radius), rim_print
         )
         n, d, p = _dot_row(st, ce, ids, glyph_c, radius)
         if n > dots:
@@ -254,12 +262,13 @@ def _components(
     darkness: np.ndarray,
     inside: np.ndarray,
     level: float,
-    dist: np.ndarray,
+    rings: tuple[np.ndarray, np.ndarray],
     disc: tuple[float, float, float],
     rim_print: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], list[int], bool, bool]:
-    """Ink blobs darker than ``level`` on the disc ``(x, y, radius)`` (``dist``: each pixel's
-    distance from its centre), sorted into dot candidates and glyph parts.
+    """Ink blobs darker than ``level`` on the disc ``(x, y, radius)`` (``rings``: bool masks
+    of the pixels farther than 0.9 radii from its centre and nearer than ``_INNER`` radii),
+    sorted into dot candidates and glyph parts.
 
     Returns:
         (mask uint8, labels int32, stats, centroids as from
@@ -275,9 +284,10 @@ def _components(
     # but a numeral (or one digit of it) centred and nearly all well inside the disc may touch
     # the edge too, when the disc was found a little small or off centre, or under blur.
     edge = np.zeros(count, bool)
-    edge[labels[dist > 0.9 * radius]] = True
+    outer_ring, inner_disc = rings
+    edge[labels[outer_ring]] = True
     edge[0] = False
-    inner = np.bincount(labels[dist < _INNER * radius], minlength=count)
+    inner = np.bincount(labels[inner_disc], minlength=count)
     off = np.hypot(centroids[:, 0] - cx, centroids[:, 1] - cy)
     glyph_sized = edge & (stats[:, cv2.CC_STAT_AREA] >= 0.012 * r2)
     central = (inner >= _INNER_SHARE * stats[:, cv2.CC_STAT_AREA]) & (off < _CENTRAL * radius)
@@ -330,7 +340,7 @@ def glyph_image(analysis: ChipAnalysis, down_deg: float) -> np.ndarray:
     theta = math.radians(down_deg)
     down = np.array([math.sin(theta), math.cos(theta)], np.float32)
     right = np.array([math.cos(theta), -math.sin(theta)], np.float32)
-    rel = analysis.numeral_points - np.array(analysis.centre, np.float32)
+    rel = analysis.numeral_offsets
     u = rel @ right
     v = rel @ down
     u_lo, u_hi, v_lo, v_hi = u.min(), u.max(), v.min(), v.max()
@@ -340,10 +350,13 @@ def glyph_image(analysis: ChipAnalysis, down_deg: float) -> np.ndarray:
     scale = 2.0 * half / GLYPH_SIDE
     origin = np.array(analysis.centre, np.float32) + (mid_u - half) * right + (mid_v - half) * down
     # Map from glyph pixel (i, j) to the work image; sample at pixel centres.
-    m = np.column_stack([right * scale, down * scale, origin + 0.5 * scale * (right + down)])
+    m = np.empty((2, 3), np.float32)
+    m[:, 0] = right * scale
+    m[:, 1] = down * scale
+    m[:, 2] = origin + 0.5 * scale * (right + down)
     out = cv2.warpAffine(
         analysis.darkness,
-        m.astype(np.float32),
+        m,
         (GLYPH_SIDE, GLYPH_SIDE),
         flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
         if scale > 1
@@ -378,8 +391,12 @@ def glyph_features(glyphs: np.ndarray) -> np.ndarray:
     pos = (np.arctan2(gy, gx) % np.pi) * (_BINS / np.pi) - 0.5
     lo = np.floor(pos)
     frac = pos - lo
-    lo = lo.astype(np.int64) % _BINS
-    hi = (lo + 1) % _BINS
+    # The bins modulo _BINS (pos lies in -0.5..8.5): masked steps, three times faster than %.
+    lo = lo.astype(np.int64)
+    lo[lo < 0] += _BINS
+    lo[lo >= _BINS] -= _BINS
+    hi = lo + 1
+    hi[hi == _BINS] = 0
     # Votes split linearly between the two nearest orientation bins (two different bins).
     votes = np.zeros((*mag.shape, _BINS), np.float32)
     flat = votes.reshape(-1, _BINS)
@@ -578,7 +595,7 @@ def _width_over_height(analysis: ChipAnalysis, down_deg: float) -> float:
     """How much wider than high the numeral's ink is in the view whose "down" is at
     ``down_deg`` (as in :func:`glyph_image`)."""
     theta = math.radians(down_deg)
-    rel = analysis.numeral_points - np.array(analysis.centre, np.float32)
+    rel = analysis.numeral_offsets
     u = rel @ np.array([math.cos(theta), -math.sin(theta)], np.float32)
     v = rel @ np.array([math.sin(theta), math.cos(theta)], np.float32)
     return float(u.max() - u.min() + 1.0) / float(v.max() - v.min() + 1.0)
@@ -711,17 +728,32 @@ def read_chips_jointly(readings: list[ChipReading], expected: Counter[int]) -> l
     Raises:
         ValueError: ``expected`` names a value that is not a chip value or a negative count.
     """
+    return assign_values(score_table(readings), expected)
+
+
+def score_table(readings: list[ChipReading]) -> np.ndarray:
+    """The readings' scores, float64 (len(readings), len(CHIP_VALUES)): row i holds reading
+    i's score of each value of :data:`CHIP_VALUES` (0 where it has none)."""
+    table = np.zeros((len(readings), len(CHIP_VALUES)))
+    for i, r in enumerate(readings):
+        table[i] = [r.scores.get(v, 0.0) for v in CHIP_VALUES]
+    return table
+
+
+def assign_values(table: np.ndarray, expected: Counter[int]) -> list[int | None]:
+    """:func:`read_chips_jointly` on the readings' :func:`score_table` (a board reader that
+    solves for many subsets of its chips makes the table once)."""
     for v, n in expected.items():
         if v not in CHIP_VALUES or n < 0:
             raise ValueError(f"expected chip counts must map chip values to counts >= 0: {v}: {n}")
     slots = [v for v in CHIP_VALUES for _ in range(expected.get(v, 0))]
-    if not readings or not slots:
-        return [None] * len(readings)
+    if not len(table) or not slots:
+        return [None] * len(table)
     # Cost of chip i taking slot j; a chip may also stay unassigned at the cost of the floor.
     floor = -math.log(MIN_JOINT_SCORE)
-    n, m = len(readings), len(slots)
+    n, m = len(table), len(slots)
     cost = np.full((n, m + n), floor)
-    scores = np.array([[r.scores.get(v, 0.0) for v in slots] for r in readings])
+    scores = table[:, [CHIP_VALUES.index(v) for v in slots]]
     cost[:, :m] = -np.log(np.maximum(scores, 1e-9))
     _, rows = linear_sum_assignment(cost)
     return [slots[j] if j < m and cost[i, j] < floor else None for i, j in enumerate(rows)]

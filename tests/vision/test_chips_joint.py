@@ -96,7 +96,7 @@ def _board_confidences(readings: list[ChipReading], expected: Counter[int]) -> l
     from vision.read_board import _joint_confidences
 
     values = read_chips_jointly(readings, expected)
-    return _joint_confidences(readings, values, expected, read_chips_jointly)
+    return _joint_confidences(readings, values, expected)
 
 
 def test_a_value_filled_in_by_the_board_is_weighed_against_every_value_left_free() -> None:
