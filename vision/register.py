@@ -1642,6 +1642,19 @@ def place_frame(
     blue = board_sea_mask(bgr, h_lat, chip_cells)
     sea = sea_fraction(bgr, h_lat, window, blue)
     bands = {kind: band_points(FRAMES[kind]) for kind in kinds}
+    # Per rotation, whatever the kind: the sea fraction of each window cell by its rotated
+    # cell (0 where not examined), the rotated chips and the rotated core's mean.
+    rotations = []
+    for k in range(6):
+        turned = [rotate_axial(c, k) for c in core]
+        rotations.append(
+            (
+                {rotate_axial(c, k): sea.get(c, 0.0) for c in window},
+                [rotate_axial(c, k) for c in chips],
+                sum(c[0] for c in turned) / len(turned),
+                sum(c[1] for c in turned) / len(turned),
+            )
+        )
     results: list[tuple[float, str, int, Hex]] = []
     for kind in kinds:
         frame = set(FRAMES[kind])
@@ -1652,13 +1665,7 @@ def place_frame(
             for a in frame
             for dq, dr in ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
         } - frame
-        for k in range(6):
-            # The sea fraction of each window cell, by its rotated cell (0 where not examined).
-            rot_sea = {rotate_axial(c, k): sea.get(c, 0.0) for c in window}
-            rc = [rotate_axial(c, k) for c in chips]
-            turned = [rotate_axial(c, k) for c in core]
-            mq = sum(c[0] for c in turned) / len(turned)
-            mr = sum(c[1] for c in turned) / len(turned)
+        for k, (rot_sea, rc, mq, mr) in enumerate(rotations):
             for dq in range(-2, 3):
                 for dr in range(-2, 3):
                     t = (round(fq - mq) + dq, round(fr - mr) + dr)
