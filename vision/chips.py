@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from vision.numeric import median
+from vision.numeric import median, quantile
 
 #: the numbers printed on chips
 CHIP_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
@@ -201,7 +201,7 @@ def analyse_chip(
     glyph_c = pts.mean(axis=0)
 
     # Blur merges neighbouring dots at the Otsu level; higher levels split them again.
-    ink_top = float(np.quantile(values, 0.995))
+    ink_top = quantile(values, 0.995)
     dots, down, dot_pts = _dot_row(stats, centroids, dot_ids, glyph_c, radius)
     for frac in (0.35, 0.65):
         level = thresh + frac * (ink_top - thresh)

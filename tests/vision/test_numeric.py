@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from vision.numeric import median
+from vision.numeric import median, quantile
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 100, 101, 17000, 17001])
@@ -26,3 +26,20 @@ def test_median_with_a_nan_is_nan() -> None:
 def test_median_of_integers_is_numpys() -> None:
     values = np.array([1, 2, 3, 4])
     assert median(values) == np.median(values) == 2.5
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 200, 201, 4000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("q", [0.0, 0.01, 0.25, 0.5, 0.9, 0.995, 1.0])
+def test_quantile_is_numpys_value(n: int, dtype: type, q: float) -> None:
+    rng = np.random.default_rng(n)
+    # Repeated values too, and the interpolation's both halves (weights below and above 0.5).
+    for values in (rng.uniform(size=n), np.round(rng.normal(size=n) * 20) / 7):
+        values = values.astype(dtype)
+        kept = values.copy()
+        assert quantile(values, q) == float(np.quantile(values, q))
+        assert np.array_equal(values, kept)
+
+
+def test_quantile_with_a_nan_is_nan() -> None:
+    assert np.isnan(quantile(np.array([1.0, np.nan, 2.0, 3.0], np.float32), 0.995))
