@@ -459,13 +459,14 @@ def figure_blobs(
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(
         mask.astype(np.uint8), connectivity=8
     )
-    yy, xx = np.indices(mask.shape)
+    # Offsets as a column and a row (broadcast, the same values as whole grids).
+    yy, xx = np.ogrid[0 : mask.shape[0], 0 : mask.shape[1]]
     dx, dy = xx - centre[0], yy - centre[1]
     # The rim's pixels, each with its blob and its bin of the arc.
     ry, rx = np.nonzero((dx**2 + dy**2 >= (edge_px - 2) ** 2) & mask)
     rim_blob = labels[ry, rx]
     rim_bins = np.floor(
-        (np.degrees(np.arctan2(dy[ry, rx], dx[ry, rx])) + 180.0) / _ARC_BIN_DEG
+        (np.degrees(np.arctan2(dy[ry, 0], dx[0, rx])) + 180.0) / _ARC_BIN_DEG
     ).astype(int)
     # Room around a blob's box for its ring (the dilations leave nothing beyond it).
     margin = _RING.shape[0] // 2 + 1
