@@ -388,28 +388,37 @@ def glyph_features(glyphs: np.ndarray) -> np.ndarray:
     gx[:, :, 1:-1] = batch[:, :, 2:] - batch[:, :, :-2]
     gy[:, 1:-1, :] = batch[:, 2:, :] - batch[:, :-2, :]
     mag = np.hypot(gx, gy)
-    pos = (np.arctan2(gy, gx) % np.pi) * (_BINS / np.pi) - 0.5
+    # The unsigned angle: the angle % pi exactly as NumPy's float32 remainder gives it (checked
+    # bit for bit on every seventh float32 of -pi..pi and on the edges), ten times faster.
+    angle = np.arctan2(gy, gx)
+    half_turn = np.float32(np.pi)
+    unsigned = np.where(angle < 0, angle + half_turn, angle)
+    unsigned[(angle == half_turn) | (angle == 0)] = 0
+    pos = unsigned * (_BINS / np.pi) - 0.5
     lo = np.floor(pos)
     frac = pos - lo
     # The bins modulo _BINS (pos lies in -0.5..8.5): masked steps, three times faster than %.
-    lo = lo.astype(np.int64)
+    lo = lo.astype(np.intp)
     lo[lo < 0] += _BINS
     lo[lo >= _BINS] -= _BINS
     hi = lo + 1
     hi[hi == _BINS] = 0
-    # Votes split linearly between the two nearest orientation bins (two different bins).
-    votes = np.zeros((*mag.shape, _BINS), np.float32)
-    flat = votes.reshape(-1, _BINS)
-    pixel = np.arange(len(flat))
-    flat[pixel, lo.ravel()] = (mag * (1.0 - frac)).ravel()
-    flat[pixel, hi.ravel()] = (mag * frac).ravel()
-    # Each cell's 64 pixels' votes summed in the order a sum over axes (2, 4) of the
-    # (n, cell row, pixel row, cell column, pixel column, bin) view takes, one after another
-    # (the same float32 sums, checked bit for bit), on a copy with those pixels first:
-    # three times faster than that sum over two middle axes.
-    by_pixel = votes.reshape(n, _CELLS, _CELL, _CELLS, _CELL, _BINS).transpose(2, 4, 0, 1, 3, 5)
-    cells = np.ascontiguousarray(by_pixel).reshape(_CELL * _CELL, n, _CELLS, _CELLS, _BINS)
-    cells = cells.sum(axis=0)
+
+    def pixels_first(a: np.ndarray) -> np.ndarray:
+        """(n, 32, 32) -> flat, in (pixel row, pixel column, n, cell row, cell column) order."""
+        by_cell = a.reshape(n, _CELLS, _CELL, _CELLS, _CELL).transpose(2, 4, 0, 1, 3)
+        return np.ascontiguousarray(by_cell).ravel()
+
+    # Votes split linearly between the two nearest orientation bins (two different bins),
+    # each cell's 64 pixels first, then summed along them: one after another, in the order a
+    # sum over axes (2, 4) of the (n, cell row, pixel row, cell column, pixel column, bin)
+    # view takes (the same float32 sums, checked bit for bit), several times faster.
+    pixels = batch.size
+    votes = np.zeros(pixels * _BINS, np.float32)
+    start = np.arange(0, pixels * _BINS, _BINS)
+    votes[start + pixels_first(lo)] = pixels_first(mag * (1.0 - frac))
+    votes[start + pixels_first(hi)] = pixels_first(mag * frac)
+    cells = votes.reshape(_CELL * _CELL, n, _CELLS, _CELLS, _BINS).sum(axis=0)
     blocks = np.concatenate(
         [cells[:, :-1, :-1], cells[:, :-1, 1:], cells[:, 1:, :-1], cells[:, 1:, 1:]], axis=3
     )
