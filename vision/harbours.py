@@ -64,7 +64,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import cv2
 import numpy as np
@@ -361,16 +361,26 @@ def spot_geometry(
     """
     centres, along = [], []
     for h, side in sites:
-        e = edge(h[0], h[1], side)
-        mid = np.array(edge_midpoint(e))
-        normal = mid - np.array(hex_center(h))
-        normal /= np.linalg.norm(normal)
-        a, b = (np.array(vertex_position(v)) for v in edge_vertices(e))
-        t = (b - a) / np.linalg.norm(b - a)
+        mid, normal, t = _side_geometry(h, side)
         moved = out + (coast.get((h, side), 0.0) if coast else 0.0)
         centres.append(mid + moved * normal)
         along.append(t)
     return np.array(centres).reshape(-1, 2), np.array(along).reshape(-1, 2)
+
+
+@cache
+def _side_geometry(h: Hex, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The side's midpoint, its unit normal away from ``h`` and its unit direction, board
+    plane (read-only float64 (2,) each): a read asks for each site's a dozen times."""
+    e = edge(h[0], h[1], side)
+    mid = np.array(edge_midpoint(e))
+    normal = mid - np.array(hex_center(h))
+    normal /= np.linalg.norm(normal)
+    a, b = (np.array(vertex_position(v)) for v in edge_vertices(e))
+    t = (b - a) / np.linalg.norm(b - a)
+    for v in (mid, normal, t):
+        v.flags.writeable = False
+    return mid, normal, t
 
 
 def side_axes(
