@@ -126,9 +126,18 @@ class ChipAnalysis:
 
     @cached_property
     def numeral_offsets(self) -> np.ndarray:
-        """``numeral_points`` less ``centre``, float32 (N, 2): where every view of the
-        numeral (:func:`glyph_image`, 5-18 a chip) starts from."""
-        return self.numeral_points - np.array(self.centre, np.float32)
+        """``numeral_points`` less ``centre``, float32 (N, 2), read-only: where every view of
+        the numeral (:func:`glyph_image`, 5-18 a chip) starts from."""
+        offsets = self.numeral_points - self.centre32
+        offsets.flags.writeable = False
+        return offsets
+
+    @cached_property
+    def centre32(self) -> np.ndarray:
+        """``centre`` as float32 (2,), where every view's arithmetic is done (read-only)."""
+        centre = np.array(self.centre, np.float32)
+        centre.flags.writeable = False
+        return centre
 
 
 def analyse_chip(
@@ -348,7 +357,7 @@ def glyph_image(analysis: ChipAnalysis, down_deg: float) -> np.ndarray:
     mid_u = 0.5 * (float(u_lo) + float(u_hi))
     mid_v = 0.5 * (float(v_lo) + float(v_hi))
     scale = 2.0 * half / GLYPH_SIDE
-    origin = np.array(analysis.centre, np.float32) + (mid_u - half) * right + (mid_v - half) * down
+    origin = analysis.centre32 + (mid_u - half) * right + (mid_v - half) * down
     # Map from glyph pixel (i, j) to the work image; sample at pixel centres.
     m = np.empty((2, 3), np.float32)
     m[:, 0] = right * scale

@@ -162,6 +162,20 @@ def test_glyph_features_batch_matches_single() -> None:
     assert not np.allclose(batch[0], batch[1])
 
 
+def test_a_numerals_views_start_from_its_offsets_and_leave_them_alone() -> None:
+    analysis = analyse_chip(_on_table(8, "dots", 0.0))
+    assert analysis is not None
+    want = analysis.numeral_points - np.array(analysis.centre, np.float32)
+    first = glyph_image(analysis, 30.0)
+    assert np.array_equal(analysis.numeral_offsets, want)
+    assert not analysis.numeral_offsets.flags.writeable
+    # Views taken after others are the same views: nothing cached is written to.
+    for a in (0.0, 90.0, 200.0):
+        glyph_image(analysis, a)
+    assert np.array_equal(glyph_image(analysis, 30.0), first)
+    assert np.array_equal(analysis.numeral_offsets, want)
+
+
 def test_model_refuses_arrays_of_the_wrong_shape() -> None:
     good = dict(vars(default_model()))
     ChipModel(good)
