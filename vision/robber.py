@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from companion.board import Hex, hex_center
-from vision.numeric import median
+from vision.numeric import median, quantile
 
 # Footprints, in square hex radii: a standing robber seen from above covers about a fifth of
 # a hex radius squared; a pirate ship about a third.
@@ -423,7 +423,7 @@ def _on_chip(
     disc = disc[box]
     chans = [ch[box] for ch in chans]
     values = [ch[disc] for ch in chans]
-    light = values[0] >= np.percentile(values[0], _PAPER_QUANTILE)
+    light = values[0] >= quantile(values[0], _PAPER_QUANTILE / 100.0)
     paper = [float(median(v[light])) for v in values]
     diff = [ch - p for ch, p in zip(chans, paper, strict=True)]
     delta = np.sqrt(diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2])
