@@ -147,6 +147,17 @@ INKED_ODDS, UNINKED_ODDS = 20.0, 0.2
 _INKED, _UNINKED, _PAPER = 0.04, 0.005, 60.0
 #: A spot at least this much art is a token, whose print is looked at.
 _TOKEN = 0.8
+#: A board's own print of a kind (:func:`_board_prints`): the stock print is known to within
+#: ``_STOCK_SPREAD`` (a printing's shift, the light's cast), and one board's tokens of a kind
+#: scatter round their print by ``_TOKEN_SPREAD`` in L*, a*, b*: their lightness with the
+#: light across the board, their colour hardly (bench vision seed 0, renders 0-149, tokens
+#: filling their spot: deviations from their board's median of the kind, 90% within
+#: 7-11 L* and 2-4 in a* and b*).
+_STOCK_SPREAD = 11.0
+_TOKEN_SPREAD = (8.0, 3.0, 3.0)
+#: The weight of the board's print's density against the stock print's: tokens show their
+#: board's print about half the time; the others lie off it (a glare, a shadow).
+_BOARD_SHARE = 0.5
 
 # Lightness counts half as much as colour: the lamp's fall-off changes it across the board.
 _L_WEIGHT = 0.5
@@ -453,11 +464,15 @@ def kind_scores(
     fit: float = 3.0,
     lightness_weight: float = 0.8,
     inked: bool | None = None,
+    board: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, float]:
     """Posterior of each kind for an art colour (CIELAB), or {} when none is within ``fit``
     sigmas of it (CIELAB distance with lightness weighted by ``lightness_weight``). A token's
     print (``inked``, see :attr:`SiteReading.inked`) makes it :data:`INKED_ODDS` times as
     likely generic when dark print is seen on it, :data:`UNINKED_ODDS` times when none is.
+    ``board``: kind -> (colour, variance per channel) of this board's own print of that
+    kind, seen on its other tokens (:func:`_board_prints`): the kind is as likely as the
+    stock print or the board's says, whichever is more.
 
     >>> max(kind_scores(np.array([76.0, 4.0, 60.0])).items(), key=lambda kv: kv[1])[0]
     'grain'
@@ -469,6 +484,15 @@ def kind_scores(
     if float(d.min()) > fit * sigma:
         return {}
     like = np.exp(-0.5 * (d / sigma) ** 2) + 1e-12
+    stock = np.array([(sigma / lightness_weight) ** 2, sigma**2, sigma**2])
+    for k, (centre, var) in (board or {}).items():
+        # Densities: a print known more sharply than the stock one is as much more likely
+        # where a token shows it. A token off its board's print (a glare, a shadow, the
+        # sea's blue at its edge) is judged by the stock print as before, never less.
+        z = float(np.sum((np.asarray(colour, float) - centre) ** 2 / var))
+        own = math.exp(-0.5 * z) * math.sqrt(float(np.prod(stock / var)))
+        n = kinds.index(k)
+        like[n] = max(_BOARD_SHARE * own, like[n])
     if inked is not None:
         like[kinds.index("3:1")] *= INKED_ODDS if inked else UNINKED_ODDS
     post = like / like.sum()
@@ -1326,25 +1350,54 @@ def _assign(
 
     The board's exposure is found first (:func:`_exposure`); a side is given a kind when the
     joint reading is sure of it (``certain``) and its own colour, so exposed, scores that kind
-    at least ``own``."""
+    at least ``own``. The set is read twice: the second time each side is also compared
+    with the board's own print of the kinds the set holds several of, as the tokens read
+    surely the first time show it (:func:`_board_prints`)."""
     candidates = [r for r in chosen if r.seen and r.colour is not None]
     slots = sorted(kinds.elements())
+    colours = []
     if candidates:
         gain = _exposure([np.array(r.colour) for r in candidates], slots)
-        scored = [
-            (r, kind_scores(_exposed(np.array(r.colour), gain), inked=r.inked)) for r in candidates
-        ]
-        readable = [(r, sc) for r, sc in scored if sc]
-    else:
-        readable = []
+        colours = [_exposed(np.array(r.colour), gain) for r in candidates]
+    readable = [
+        (r, c, sc)
+        for r, c in zip(candidates, colours, strict=True)
+        if (sc := kind_scores(c, inked=r.inked))
+    ]
     if not readable:
         return [], len(chosen)
+    sure = _joint([sc for _, _, sc in readable], slots, certain, own)
+    prints = _board_prints(
+        [(r, c, slots[j]) for (r, c, _), (j, _) in zip(readable, sure, strict=True) if j >= 0],
+        [r.site for r, _, _ in readable],
+        kinds,
+    )
+    if prints:
+        readable = [
+            (r, c, kind_scores(c, inked=r.inked, board=prints.get(r.site))) for r, c, _ in readable
+        ]
+        sure = _joint([sc for _, _, sc in readable], slots, certain, own)
+    harbors = []
+    for (r, _, _), (j, confidence) in zip(readable, sure, strict=True):
+        if j >= 0:
+            (q, rr), side = r.site
+            harbors.append(Harbor(q, rr, side, slots[j], round(confidence, 4)))
+    return harbors, len(chosen) - len(harbors)
+
+
+def _joint(
+    scores: Sequence[Mapping[str, float]], slots: Sequence[str], certain: float, own: float
+) -> list[tuple[int, float]]:
+    """One kind per side by the Hungarian method on log-scores: for each side the slot it
+    is surely given and the confidence, how much the joint score loses when that kind is
+    forbidden there (as the chip reader does); slot -1 where it is not sure (below
+    ``certain``) or its own colour scores the kind below ``own``."""
     cost = np.array(
-        [[-math.log(max(sc.get(k, 0.0), _SCORE_FLOOR)) for k in slots] for _, sc in readable]
+        [[-math.log(max(sc.get(k, 0.0), _SCORE_FLOOR)) for k in slots] for sc in scores]
     )
     rows, cols = linear_sum_assignment(cost)
     best = float(cost[rows, cols].sum())
-    harbors = []
+    out = [(-1, 0.0)] * len(scores)
     for i, j in zip(rows, cols, strict=True):
         forced = cost.copy()
         forced[i, [n for n, k in enumerate(slots) if k == slots[j]]] = -math.log(_SCORE_FLOOR)
@@ -1353,11 +1406,43 @@ def _assign(
         confidence = 1.0 / (1.0 + math.exp(-min(loss, 50.0)))
         # The set of kinds chooses among what the art's colour allows; it never imposes a
         # kind the colour does not support (the last token left, on a hand).
-        site, scores = readable[i]
-        if confidence >= certain and scores.get(slots[j], 0.0) >= own:
-            (q, r), side = site.site
-            harbors.append(Harbor(q, r, side, slots[j], round(confidence, 4)))
-    return harbors, len(chosen) - len(harbors)
+        if confidence >= certain and scores[i].get(slots[j], 0.0) >= own:
+            out[i] = (int(j), confidence)
+    return out
+
+
+def _board_prints(
+    sure: Sequence[tuple[SiteReading, np.ndarray, str]],
+    sites: Sequence[Site],
+    kinds: Counter[str],
+) -> dict[Site, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """Each side's view of this board's own print of the kinds the set holds several of (the
+    generic harbours, a 5-6 frame's two wools): one print run gives every token of a kind
+    one colour, which a printing's shift or the light's cast moves away from the stock
+    print together, while the light across the board moves their lightness apart.
+
+    ``sure`` holds the tokens read surely by their stock prints, with their (exposed)
+    colours and kinds; only tokens filling their spot (:data:`_TOKEN`) show a print. For a
+    side, the print of kind k is the posterior of the colour the *other* sure tokens of k
+    show, from the stock print (as uncertain as :func:`kind_scores` has it) and each
+    token's scatter round its print (:data:`_TOKEN_SPREAD`): a side never vouches for
+    itself. Returned as (mean, variance of a new token's colour round it) per CIELAB
+    channel, for the sides of ``sites`` that have any."""
+    stock = np.array([(_STOCK_SPREAD / 0.8) ** 2, _STOCK_SPREAD**2, _STOCK_SPREAD**2])
+    scatter = np.array(_TOKEN_SPREAD, float) ** 2
+    out: dict[Site, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for k, count in kinds.items():
+        if count < 2:
+            continue
+        members = [(r.site, c) for r, c, kind in sure if kind == k and r.presence >= _TOKEN]
+        for site in sites:
+            others = [c for s, c in members if s != site]
+            if not others:
+                continue
+            precision = 1.0 / stock + len(others) / scatter
+            centre = (np.array(PRINTED[k]) / stock + np.sum(others, axis=0) / scatter) / precision
+            out.setdefault(site, {})[k] = (centre, scatter + 1.0 / precision)
+    return out
 
 
 def _exposed(colour: np.ndarray, gain: float) -> np.ndarray:

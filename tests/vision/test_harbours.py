@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import replace
 
 import cv2
@@ -29,6 +30,8 @@ from vision.harbours import (
     DOUBTFUL_CONFIDENCE,
     PRINTED,
     SiteReading,
+    _assign,
+    _board_prints,
     _colour_doubts,
     _exposed,
     _exposure,
@@ -252,6 +255,52 @@ def test_the_exposure_shared_by_a_boards_harbours_is_found() -> None:
         assert abs(math.log(found * gain)) < 0.1 < abs(math.log(found))
     # And with no shift to find, none is made.
     assert abs(math.log(_exposure([np.array(PRINTED[k]) for k in slots], slots))) < 0.05
+
+
+def _layout_readings(colours: list[tuple[tuple[float, float, float], bool | None]]) -> list:
+    """Sure-looking tokens filling their spots on the base layout's sides, in order."""
+    sides = sorted(standard_layouts("base", base_frame())[0])
+    return [
+        SiteReading(site, True, 1.0, colour, kind_scores(np.array(colour), inked=inked), inked)
+        for site, (colour, inked) in zip(sides, colours, strict=True)
+    ]
+
+
+def test_a_token_like_its_boards_other_generic_tokens_is_generic() -> None:
+    # bench vision seed 0 render 72: the board's generic paper printed blue (b* -27), one
+    # generic token in a shadow (76 L*) and no print seen on it, the ore token of the same
+    # blue: by the stock prints the two fit each other's kinds, and neither was read. The
+    # board's three other generic tokens show its paper: one print run, one colour.
+    others = [((95.0, 10.0, -27.0), True), ((93.0, 10.0, -28.0), True), ((81.0, 10.0, -27.0), True)]
+    resources = [(PRINTED[k], False) for k in ("brick", "grain", "lumber", "wool")]
+    shaded, ore = ((76.0, 9.0, -24.0), False), ((53.0, 17.0, -27.0), False)
+    readings = _layout_readings([*others, shaded, ore, *resources])
+    harbors, unread = _assign(readings, Counter(BASE_HARBOR_KINDS), 0.9)
+    kinds = {((h.q, h.r), h.side): h.kind for h in harbors}
+    assert unread == 0
+    assert kinds[readings[3].site] == "3:1" and kinds[readings[4].site] == "ore"
+    # The same two tokens among generic tokens of the stock paper: no print of the board's
+    # vouches for the shaded one, which stays unread with the ore token it may swap with.
+    stock = [(PRINTED["3:1"], True)] * 3
+    harbors, _ = _assign(
+        _layout_readings([*stock, shaded, ore, *resources]), Counter(BASE_HARBOR_KINDS), 0.9
+    )
+    assert len(harbors) == 7
+
+
+def test_a_board_print_needs_other_sure_tokens_filling_their_spots() -> None:
+    sides = sorted(standard_layouts("base", base_frame())[0])[:3]
+    token = SiteReading(sides[0], True, 1.0, (90.0, 0.0, 2.0), {})
+    pier = replace(token, site=sides[1], presence=0.5)
+    white = np.array(PRINTED["3:1"])
+    kinds = Counter(BASE_HARBOR_KINDS)
+    prints = _board_prints([(token, white, "3:1"), (pier, white, "3:1")], sides, kinds)
+    # The token vouches for the other sides, never for itself; the pier's art, no token,
+    # for none.
+    assert set(prints) == {sides[1], sides[2]}
+    assert set(prints[sides[1]]) == {"3:1"}
+    # A kind the set holds once has no print of its own but the stock one.
+    assert _board_prints([(token, white, "ore")], sides, kinds) == {}
 
 
 def test_harbours_with_confidence_in_the_board_json_and_text() -> None:
