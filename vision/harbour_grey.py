@@ -201,3 +201,15 @@ def is_logs(icon: GreyIcon, brown: float = 0.1, lying: float = 1.35, least: int 
     (True, False)
     """
     return icon.warm >= brown and icon.elongation < lying and icon.grass < least
+
+
+def is_rocks(icon: GreyIcon, lying: float = 1.35, rock_warm: float = 0.1, least: int = 8) -> bool:
+    """Is a grey icon the rocks, seen alone? It lies along the side (elongation at least
+    ``lying``), has no brown (at most ``rock_warm``) and stands on no grass (fewer than
+    ``least`` green pixels): the cues :func:`ore_and_wool` tells the rocks by, without a
+    sheep to compare with. The logs are brown, the sheep on grass, the beach's bushes round.
+
+    >>> is_rocks(GreyIcon(0, 0.2, 0.4, 1.56, 0.0)), is_rocks(GreyIcon(32, 0.0, 0.5, 1.4, 0.0))
+    (True, False)
+    """
+    return icon.elongation >= lying and icon.warm <= rock_warm and icon.grass < least

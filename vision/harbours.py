@@ -94,7 +94,14 @@ from companion.layouts import (
     base_frame_layouts,
 )
 from vision.harbour_coast import coast_offsets
-from vision.harbour_grey import GreyIcon, grey_icon, icon_patch, is_logs, ore_and_wool
+from vision.harbour_grey import (
+    GreyIcon,
+    grey_icon,
+    icon_patch,
+    is_logs,
+    is_rocks,
+    ore_and_wool,
+)
 from vision.harbour_text import STEP, generic_harbours, plane_samples, read_ratios
 from vision.numeric import median
 from vision.scoring import symmetries
@@ -1159,6 +1166,7 @@ def _grey_icons(
     sides: frozenset[Site] | None = None,
     apart: float = 0.4,
     coast: Mapping[Site, float] | None = None,
+    recentre: float = 0.15,
 ) -> list[tuple[Site, GreyIcon]]:
     """The grey icons (:func:`vision.harbour_grey.grey_icon`) off the sides not read yet (of
     ``sides`` when a layout was taken). An icon within ``apart`` hex radii of a harbour read
@@ -1175,6 +1183,13 @@ def _grey_icons(
         icon = grey_icon(icon_patch(lab, plane_to_top, mid, normal))
         if icon is None:
             continue
+        if abs(icon.along) > recentre:
+            # An icon printed well along from its place is cut by the patch's end (its
+            # shape then says too little): looked at again on a patch centred on it.
+            shift = icon.along * np.array([-normal[1], normal[0]])
+            again = grey_icon(icon_patch(lab, plane_to_top, mid + shift, normal))
+            if again is not None:
+                icon = replace(again, along=again.along + icon.along)
         centre = mid + icon.along * np.array([-normal[1], normal[0]]) + icon.out * normal
         if np.linalg.norm(taken - centre, axis=1).min() < apart:
             continue
@@ -1271,9 +1286,13 @@ def _with_frame_parts(
     as the sides left (the logs under a glare, a "3:1" washed out), those sides carry it,
     each with ``confidence``, the least a harbour is reported with.
 
-    A side is never named from its looks here beyond what :func:`_with_grey_pair` and
-    :func:`_with_last_logs` ask; the last kind is deduced, as a player would, from the
-    frame's fixed set and the parts' fixed places."""
+    When ore and wool are left for two sides, the one whose grey icon is the rocks
+    (:func:`vision.harbour_grey.is_rocks`) is ore and the other wool, whether its sheep is
+    seen or not.
+
+    A side is never named from its looks here beyond what :func:`_with_grey_pair`,
+    :func:`_with_last_logs` and the rocks ask; the last kind is deduced, as a player would,
+    from the frame's fixed set and the parts' fixed places."""
     rest = _frame_rest(harbors, layouts)
     if not rest:
         return harbors
@@ -1281,6 +1300,18 @@ def _with_frame_parts(
     harbors = _with_last_logs(harbors, lab, plane_to_top, sites, kinds, rest, coast=coast)
     rest = _frame_rest(harbors, layouts)
     left = Counter(kinds) - Counter(h.kind for h in harbors)
+    if len(rest) == 2 and left == Counter({"ore": 1, "wool": 1}):
+        # The parts leave two sides for ore and wool: the rocks seen on one of them (a
+        # sheep washed out by a glare) say which.
+        icons = _grey_icons(harbors, lab, plane_to_top, sites, rest, coast=coast)
+        rocks = [site for site, icon in icons if is_rocks(icon)]
+        if len(rocks) == 1:
+            (wool,) = rest - {rocks[0]}
+            return [
+                *harbors,
+                Harbor(*rocks[0][0], rocks[0][1], "ore", confidence),
+                Harbor(*wool[0], wool[1], "wool", confidence),
+            ]
     if not rest or len(left) != 1 or left.total() != len(rest):
         return harbors
     (kind,) = left

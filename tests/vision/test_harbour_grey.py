@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
+import vision.harbours as harbours
 from companion.board import Harbor, Terrain, Tile, base_frame, hex_corner_points
 from companion.layouts import BASE_HARBOR_KINDS
+from vision.bench import HARBOUR_LABELS
 from vision.harbour_grey import GreyIcon, grey_icon, icon_patch
-from vision.harbours import Site, _with_grey_pair, _with_last_logs, coast_sites, spot_geometry
+from vision.harbours import (
+    Site,
+    _grey_icons,
+    _with_grey_pair,
+    _with_last_logs,
+    coast_sites,
+    read_harbours,
+    spot_geometry,
+)
 
 PX = 60.0
 SIZE = 660
@@ -193,3 +204,38 @@ def test_grey_icons_that_are_no_logs_or_two_logs_name_no_lumber() -> None:
     # With another kind left too, the logs are not the last.
     lab = _view({logs: "dull logs"})
     assert _with_last_logs(read[1:], lab, PLANE_TO_TOP, SITES, BASE_HARBOR_KINDS) == read[1:]
+
+
+def test_an_icon_printed_well_along_is_looked_at_whole() -> None:
+    # vieja_E_1's rocks lie 0.21 hex radii along from their place: cut by the patch's end,
+    # they looked as upright as a sheep (elongation 1.22) and the pair was not named.
+    lab = _view({SITES[11]: "rocks"}, shift=0.27)
+    cut = _grass(lab, SITES[11])
+    assert cut is not None and cut.elongation < 1.5
+    ((site, whole),) = _grey_icons(_seven((11,)), lab, PLANE_TO_TOP, [SITES[11]])
+    assert site == SITES[11] and whole.elongation >= 1.9 and abs(whole.along - 0.27) < 0.03
+
+
+def test_the_rocks_alone_tell_ore_from_wool_on_the_two_sides_the_parts_leave(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # vieja_E_5: every harbour but ore and wool read by its mark, the sheep washed out by a
+    # glare, the rocks seen: the frame's parts leave two sides, and the rocks say which.
+    labels = {((h.q, h.r), h.side): h.kind for h in HARBOUR_LABELS["vieja_E"]}
+    ore, wool = (next(s for s, k in labels.items() if k == kind) for kind in ("ore", "wool"))
+    marks = {s: (k, 0.99) for s, k in labels.items() if s not in (ore, wool)}
+    monkeypatch.setattr(harbours, "_with_ratios", lambda *_args, **_kw: dict(marks))
+
+    def small(icons: dict[Site, str]) -> np.ndarray:
+        # The printed icon without its halo: too little art for a spot's colour to name it.
+        lab = _view(icons)
+        lab[(lab == np.float32(88.0)).all(axis=2) | (lab[..., 0] == np.float32(88.0))] = SEA
+        return lab
+
+    reading = read_harbours(small({ore: "rocks"}), PLANE_TO_TOP, "base", TILES)
+    assert {((h.q, h.r), h.side): h.kind for h in reading.harbors} == labels
+    assert not any(w.startswith("uncertain") for w in reading.warnings)
+    # With no rocks seen, or the rocks' shape standing upright, neither is named.
+    for icons in ({}, {ore: "upright rocks"}):
+        reading = read_harbours(small(icons), PLANE_TO_TOP, "base", TILES)
+        assert len(reading.harbors) == 7
