@@ -162,8 +162,9 @@ _TOKEN = 0.8
 #: 7-11 L* and 2-4 in a* and b*).
 _STOCK_SPREAD = 11.0
 _TOKEN_SPREAD = (8.0, 3.0, 3.0)
-#: The weight of the board's print's density against the stock print's: tokens show their
-#: board's print about half the time; the others lie off it (a glare, a shadow).
+#: The weight of the board's print's density against the stock print's, the larger of the
+#: two counting: a token may lie off its board's print (a glare, a shadow), and is then
+#: judged by the stock print as before.
 _BOARD_SHARE = 0.5
 
 # Lightness counts half as much as colour: the lamp's fall-off changes it across the board.
@@ -1459,6 +1460,7 @@ def _board_prints(
     token's scatter round its print (:data:`_TOKEN_SPREAD`): a side never vouches for
     itself. Returned as (mean, variance of a new token's colour round it) per CIELAB
     channel, for the sides of ``sites`` that have any."""
+    # The stock print's spread as kind_scores has it: lightness at 0.8 weight.
     stock = np.array([(_STOCK_SPREAD / 0.8) ** 2, _STOCK_SPREAD**2, _STOCK_SPREAD**2])
     scatter = np.array(_TOKEN_SPREAD, float) ** 2
     out: dict[Site, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
