@@ -357,6 +357,31 @@ def test_a_layout_side_seen_off_centre_or_a_pier_off_it_is_no_doubt() -> None:
     assert not _consistent(layout, solid)
 
 
+def test_one_stray_off_a_layout_whose_sides_all_hold_art_keeps_it() -> None:
+    # bench vision seed 0 renders 13, 111, 214: every side of the true layout holds its
+    # token, and one side off it shows the table beside the frame's narrow edge, read as ore:
+    # no other order of the frame's parts explains that (it would leave a side plain sea).
+    from vision.harbours import _consistent
+
+    tiles = {h: Tile(Terrain.FOREST) for h in base_frame()}
+    layout = standard_layouts("base", list(tiles))[0]
+    sites = coast_sites(tiles)
+    off = [s for s in sites if s not in layout]
+
+    def reading(site: tuple, presence: float, colour: tuple | None) -> SiteReading:
+        scores = kind_scores(np.array(colour)) if colour is not None else {}
+        return SiteReading(site, True, presence, colour, scores)
+
+    ore = PRINTED["ore"]
+    tokens = [reading(s, 0.95, PRINTED["3:1"]) for s in sorted(layout)]
+    assert _consistent(layout, [*tokens, reading(off[0], 1.0, ore)])
+    # Two strays, or one with a side of the layout plain sea (a harbour moved off it: a
+    # frame in another order), turn it down.
+    assert not _consistent(layout, [*tokens, reading(off[0], 1.0, ore), reading(off[5], 1.0, ore)])
+    moved = [reading(tokens[0].site, 0.0, None), *tokens[1:], reading(off[0], 1.0, ore)]
+    assert not _consistent(layout, moved)
+
+
 def test_a_far_row_seen_off_centre_keeps_the_layout() -> None:
     # bench vision's hard render 70 of seed 0 (a 5-6 board tilted 30 degrees, lens distortion
     # -0.046): three "3:1" tokens on the far rows fill 43-51% of their spots, which turned
