@@ -25,6 +25,7 @@ from vision.known_frame import FrameRegistration, KnownFrame, register_frame
 from vision.occlusion import cover_mask, covered_fraction
 from vision.pieces import KIND_CERTAIN, detect_pieces
 from vision.register import (
+    DESERTS,
     NoBoardError,
     Registration,
     band_doubt,
@@ -71,6 +72,11 @@ _REACHED = 0.1
 # doubt (an ambiguous frame, a Seafarers band that is not sea, an island nothing places, a
 # frame running beyond the photo: its reading may be another hex's).
 _PARTLY_CONFIDENCE = 0.5
+# A base or 5-6 frame with this many land hexes bare of chips in plain view, beyond its
+# deserts, is placed in doubt (see _bare_land; bench vision --real-hands seeds 0-3: of 198
+# composites registered, the frames placed right leave at most 4 bare but for two of
+# catan_12's (5 and 6, its far row's chips flat and small), those laid off the chips 5 to 8).
+_BARE_DOUBT = 5
 # A hex is sea when this fraction of its interior is open-sea blue.
 _SEA_FRACTION = 0.7
 # Top-view resolution bounds, pixels per hex radius (chips stay 30..70 px wide).
@@ -151,6 +157,21 @@ def unanchored_islands(reg: FrameRegistration, known: Board | None) -> list[list
     numbered = {h for h, t in known.tiles.items() if t.number is not None} if known else set()
     anchors = reg.chip_hexes & numbered
     return [g for g in hex_groups(reg.unconfirmed) if not anchors.intersection(g)]
+
+
+def _bare_land(reg: Registration, cover: np.ndarray, out_of_view: np.ndarray) -> int:
+    """How many hexes of a base or 5-6 frame beyond its deserts show no chip where the photo
+    shows them clear (ring at most :data:`_REACHED` under a hand, less than half of it beyond
+    the photo's edge; ``cover`` and ``out_of_view`` per hex of ``reg.hexes``).
+
+    Every land hex but the deserts holds a chip, and chips are found in plain view: a frame
+    placed right leaves at most a missed chip or two bare, one laid off the chips (the lattice
+    grown on one side of an arm and extrapolated, or the board placed as another) leaves its
+    cells beyond the chips bare though nothing covers them.
+    """
+    clear = (cover <= _REACHED) & (out_of_view < 0.5)
+    bare = sum(1 for h, c in zip(reg.hexes, clear, strict=True) if c and h not in reg.chip_hexes)
+    return max(0, bare - DESERTS[reg.kind])
 
 
 def for_setup_check(board: Board) -> Board:
@@ -246,7 +267,8 @@ def read_board(
     discs, read_discs = _chip_discs(top, plane_to_top, reg)
     # What the photo shows of the top view: an arm may come in over the photo's border.
     in_view = rectify(np.full(image.shape[:2], 255, np.uint8), reg, px)[0] > 0
-    beyond = int(np.sum(covered_fraction(~in_view, plane_to_top, reg.hexes) >= 1.0))
+    out_of_view = covered_fraction(~in_view, plane_to_top, reg.hexes)
+    beyond = int(np.sum(out_of_view >= 1.0))
     if beyond:
         # The frame's place and kind rest on the part of it in view: what lies beyond (its
         # rows, its band) is not seen (bench vision --real-hands: catan_55, a base board, was
@@ -260,6 +282,16 @@ def read_board(
     covered = cover_mask(top, plane_to_top, reg.hexes, ~sea, in_view)
     feats = hex_features(top, plane_to_top, reg.hexes, covered)
     cover = covered_fraction(covered, plane_to_top, reg.hexes)
+    if not isinstance(reg, FrameRegistration) and reg.kind != "seafarers":
+        bare = _bare_land(reg, cover, out_of_view)
+        if bare >= _BARE_DOUBT:
+            # A frame laid off the board's chips (an arm across a row stops the lattice, which
+            # then extrapolates the rest) reads its hexes as surely as a right one.
+            warnings.append(
+                f"uncertain: {bare} land hex(es) in plain view show no chip, so the frame may "
+                "lie off the board's chips"
+            )
+            misplaced = set(reg.hexes)
     hidden = cover > _HIDDEN
     chips = {h: d for h, d in discs.items() if h in reg.chip_hexes}
     papers = chip_paper(top, reg.hexes, chips)
