@@ -488,7 +488,13 @@ def fit_lattice(cands: list[ChipCandidate]) -> tuple[np.ndarray, dict[Hex, int]]
         if rounder is None:
             # The proposals' maps carry the scatter of the three chips that made them.
             rounder = _refitted_vote(tried, affs, pts, rad, float(np.median(rad[best[1]])))
-            if rounder is not None and not _discs_round(rounder[2], rounder[1], pts, covs):
+            # Only for discs far larger than the winner's (chips against a card's print): a
+            # steep view's chips, flat on the affine proposal, make a winner not round too,
+            # and a round rival of the same chips grows no better.
+            if rounder is not None and (
+                not _discs_round(rounder[2], rounder[1], pts, covs)
+                or np.median(rad[rounder[1]]) < _REFIT_LARGER * np.median(rad[best[1]])
+            ):
                 rounder = None
         if rounder is not None:
             best, best_h = (rounder[0], rounder[1]), rounder[2]
@@ -617,6 +623,9 @@ def _refitted_vote(
 _REFIT_PROPOSALS = 12
 _REFITS = 3
 _REFIT_SMALLER = 0.75
+# How much larger (median radius) the refitted proposal's discs must be than those of the
+# winner it replaces.
+_REFIT_LARGER = 1.5
 
 
 def _ellipse_covs(cands: Sequence[ChipCandidate]) -> np.ndarray:
