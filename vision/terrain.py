@@ -238,32 +238,51 @@ def chip_paper(
     """
     paper = np.full(len(hexes), np.nan)
     colour = np.full((len(hexes), 3), np.nan)
-    h, w = top.shape[:2]
     for i, hx in enumerate(hexes):
         disc = discs.get(hx)
         if disc is None:
             continue
-        x, y, r = disc
-        x0, x1 = max(0, int(x - r)), min(w, int(x + r) + 1)
-        y0, y1 = max(0, int(y - r)), min(h, int(y + r) + 1)
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = (xx - x) ** 2 + (yy - y) ** 2 <= (0.75 * r) ** 2
-        # The chip's window only (the whole view's would cost 50 times more).
-        pixels = top[y0:y1, x0:x1].astype(np.float32)[inside]
-        if len(pixels) < 10:
-            continue
-        grey = pixels.mean(axis=1)
-        lighter = grey >= median(grey)
-        paper[i] = float(median(grey[lighter]))
-        colour[i] = np.median(pixels[lighter], axis=0)
+        found = disc_paper(top, disc)
+        if found is not None:
+            paper[i], colour[i] = found
     seen = np.isfinite(colour[:, 0])
     if seen.sum() >= _MIN_CHIPS:
-        # Light's brightness and shadows leave these ratios alone; a lamp's colour moves
-        # every chip alike.
-        hue = np.log((colour[seen][:, [0, 2]] + 1.0) / (colour[seen][:, [1]] + 1.0))
-        off = np.abs(hue - np.median(hue, axis=0)).max(axis=1) > _PAPER_HUE
-        paper[np.nonzero(seen)[0][off]] = np.nan
+        paper[np.nonzero(seen)[0][off_paper(colour[seen], colour[seen])]] = np.nan
     return paper
+
+
+def disc_paper(
+    top: np.ndarray, disc: tuple[float, float, float]
+) -> tuple[float, np.ndarray] | None:
+    """The paper of a chip disc ``(x, y, radius)`` (top-view pixels): the grey level (0..255,
+    the mean of B, G, R) and the BGR colour (float (3,)) of the lighter half of its inner
+    three quarters (the paper, not the ink printed on it); None when too little of it lies
+    in the view."""
+    h, w = top.shape[:2]
+    x, y, r = disc
+    x0, x1 = max(0, int(x - r)), min(w, int(x + r) + 1)
+    y0, y1 = max(0, int(y - r)), min(h, int(y + r) + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - x) ** 2 + (yy - y) ** 2 <= (0.75 * r) ** 2
+    # The chip's window only (the whole view's would cost 50 times more).
+    pixels = top[y0:y1, x0:x1].astype(np.float32)[inside]
+    if len(pixels) < 10:
+        return None
+    grey = pixels.mean(axis=1)
+    lighter = grey >= median(grey)
+    return float(median(grey[lighter])), np.median(pixels[lighter], axis=0)
+
+
+def off_paper(colours: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """Which paper colours (BGR, float (N, 3)) are not the board's chip paper (the median of
+    ``board``, float (M, 3)): the natural log of B/G or of R/G off the board's by more than
+    :data:`_PAPER_HUE`; bool (N,). Light's brightness and shadows leave these ratios alone,
+    and a lamp's colour moves every chip alike."""
+
+    def hue(c: np.ndarray) -> np.ndarray:
+        return np.log((c[:, [0, 2]] + 1.0) / (c[:, [1]] + 1.0))
+
+    return np.abs(hue(colours) - np.median(hue(board), axis=0)).max(axis=1) > _PAPER_HUE
 
 
 def board_paper(paper: np.ndarray) -> float | None:
