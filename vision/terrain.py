@@ -262,6 +262,8 @@ def disc_paper(
     x, y, r = disc
     x0, x1 = max(0, int(x - r)), min(w, int(x + r) + 1)
     y0, y1 = max(0, int(y - r)), min(h, int(y + r) + 1)
+    if x1 <= x0 or y1 <= y0:  # the disc lies beyond the view
+        return None
     yy, xx = np.mgrid[y0:y1, x0:x1]
     inside = (xx - x) ** 2 + (yy - y) ** 2 <= (0.75 * r) ** 2
     # The chip's window only (the whole view's would cost 50 times more).

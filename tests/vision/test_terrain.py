@@ -357,3 +357,12 @@ def test_a_hex_far_from_the_stock_art_but_like_its_boards_print_is_seen() -> Non
     out = classify_terrain(feats, kind="base")
     assert [r.terrain for r in out] == truth
     assert not out[mountains[2]].unseen and out[mountains[2]].confidence >= 0.9
+
+
+def test_a_disc_beyond_the_view_has_no_paper() -> None:
+    from vision.terrain import disc_paper
+
+    top = np.full((20, 30, 3), 200, np.uint8)
+    assert disc_paper(top, (100.0, 5.0, 4.0)) is None
+    grey, colour = disc_paper(top, (15.0, 10.0, 6.0))
+    assert grey == 200.0 and colour.tolist() == [200.0, 200.0, 200.0]
