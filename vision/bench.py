@@ -73,7 +73,14 @@ from vision.read_board import is_certain, load_image, read_board
 from vision.register import Registration, register
 from vision.scoring import HARBOUR_OUTCOMES, best_alignment, harbour_outcomes, truth_from_rows
 from vision.synth.boards import seafarers_board, standard_board
-from vision.synth.render import Conditions, Render, own_stream, render_board
+from vision.synth.render import (
+    CHIP_SCATTER,
+    MAX_CHIP_SCATTER,
+    Conditions,
+    Render,
+    own_stream,
+    render_board,
+)
 
 log = logging.getLogger("vision.bench")
 
@@ -123,10 +130,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chip-scatter",
         type=float,
-        default=0.03,
+        default=CHIP_SCATTER,
         metavar="SIGMA",
         help="how far the renders' chips lie from their hexes' centres: the standard deviation "
-        "of each coordinate, in hex radii (default 0.03; the boards-dev photos' chips: about 0.09)",
+        f"of each coordinate, in hex radii (default {CHIP_SCATTER}; the boards-dev photos' chips: "
+        "about 0.09)",
     )
     parser.add_argument(
         "--real-hands",
@@ -158,7 +166,7 @@ def synthetic(
     known_map: bool = False,
     robber_off_desert: float = 0.0,
     pieces: float = 0.0,
-    chip_scatter: float = 0.03,
+    chip_scatter: float = CHIP_SCATTER,
 ) -> dict[str, Any]:
     """Read ``renders`` random hard renders; accuracy and certain-but-wrong boards.
 
@@ -500,7 +508,7 @@ def hard_render(
     robber_on_chip: float = 0.0,
     robber_off_desert: float = 0.0,
     pieces: float = 0.0,
-    chip_scatter: float = 0.03,
+    chip_scatter: float = CHIP_SCATTER,
 ) -> HardRender:
     """Render ``index`` of ``bench vision --seed SEED`` (every third a base, 5-6 or
     Seafarers-like board), the same photo every time: how the bench and the tests that
@@ -858,8 +866,11 @@ def run(args: argparse.Namespace) -> int:
     ):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"{name} is a share of the renders, within [0, 1], not {share}")
-    if not 0.0 <= args.chip_scatter <= 0.3:
-        raise ValueError(f"--chip-scatter must be within 0..0.3 hex radii, not {args.chip_scatter}")
+    if not 0.0 <= args.chip_scatter <= MAX_CHIP_SCATTER:
+        raise ValueError(
+            f"--chip-scatter must be within 0..{MAX_CHIP_SCATTER} hex radii, "
+            f"not {args.chip_scatter}"
+        )
     datasets = Path(args.datasets)
     # The command line that reproduces these figures (every option spelled out).
     command = f"catan-companion bench vision --renders {args.renders} --seed {args.seed}"
@@ -869,7 +880,7 @@ def run(args: argparse.Namespace) -> int:
         command += f" --robber-off-desert {args.robber_off_desert}"
     if args.pieces:
         command += f" --pieces {args.pieces}"
-    if args.chip_scatter != 0.03:
+    if args.chip_scatter != CHIP_SCATTER:
         command += f" --chip-scatter {args.chip_scatter}"
     if args.known_map:
         command += " --known-map"

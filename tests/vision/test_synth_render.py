@@ -11,7 +11,13 @@ from companion.board import Board, Terrain, Tile, hex_center
 from companion.layouts import random_board
 from vision.register import circle_points, find_chip_candidates, project
 from vision.synth.boards import SEAFARERS_LAND, seafarers_board
-from vision.synth.render import Conditions, Render, distort_points, render_board
+from vision.synth.render import (
+    CHIP_SCATTER,
+    Conditions,
+    Render,
+    distort_points,
+    render_board,
+)
 
 CLEAN = Conditions(chip_style="plain")
 
@@ -246,5 +252,6 @@ def test_the_chip_scatter_draws_nothing_of_the_seed() -> None:
     # A scattered render of a seed is that seed's render with its chips elsewhere.
     plain, scattered = np.random.default_rng(3), np.random.default_rng(3)
     tidy = Conditions.random(plain)
-    assert replace(Conditions.random(scattered, chip_scatter=0.1), chip_scatter=0.03) == tidy
+    scattered_conditions = Conditions.random(scattered, chip_scatter=0.1)
+    assert replace(scattered_conditions, chip_scatter=CHIP_SCATTER) == tidy
     assert plain.random() == scattered.random()

@@ -90,6 +90,11 @@ def robber_chip_hex(board: Board, where: float) -> Hex | None:
     return hexes[int(where * len(hexes))] if hexes else None
 
 
+# Conditions.chip_scatter's default and bound, in hex radii (see the field).
+CHIP_SCATTER = 0.03
+MAX_CHIP_SCATTER = 0.3
+
+
 @dataclass(frozen=True)
 class Conditions:
     """How the photo is taken and spoiled. The defaults are a clean top view.
@@ -128,8 +133,9 @@ class Conditions:
     # How far chips lie from their hexes' centres: the standard deviation of each coordinate
     # of a chip's offset, in hex radii. Chips are laid by hand: on the boards-dev photos their
     # offsets from the fitted grid have a median of 0.11 hex radii (about 0.09 a coordinate,
-    # up to 0.37); 0.03 is the renderer's tidier default, the one the figures were measured on.
-    chip_scatter: float = 0.03
+    # up to 0.37); CHIP_SCATTER is the renderer's tidier default, the one the figures were
+    # measured on.
+    chip_scatter: float = CHIP_SCATTER
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.tilt_deg <= 60.0:
@@ -149,9 +155,10 @@ class Conditions:
                 )
             if self.robber_on_chip is not None:
                 raise ValueError("set one of robber_on_chip and robber_off_desert, not both")
-        if not 0.0 <= self.chip_scatter <= 0.3:
+        if not 0.0 <= self.chip_scatter <= MAX_CHIP_SCATTER:
             raise ValueError(
-                f"chip_scatter must be within 0..0.3 hex radii, not {self.chip_scatter}"
+                f"chip_scatter must be within 0..{MAX_CHIP_SCATTER} hex radii, "
+                f"not {self.chip_scatter}"
             )
         if self.harbor_style is not None and self.harbor_style not in HARBOR_STYLES:
             raise ValueError(
@@ -166,7 +173,7 @@ class Conditions:
         hard: bool = True,
         robber_on_chip: float = 0.0,
         robber_off_desert: float = 0.0,
-        chip_scatter: float = 0.03,
+        chip_scatter: float = CHIP_SCATTER,
     ) -> Conditions:
         """Random conditions; ``hard`` adds tilt up to 45 degrees, hands, glare and the rest.
 
