@@ -161,6 +161,9 @@ _TOKEN = 0.8
 #: filling their spot: deviations from their board's median of the kind, 90% within
 #: 7-11 L* and 2-4 in a* and b*).
 _STOCK_SPREAD = 11.0
+#: The weight of lightness in a colour's distance from a print: the light across the board
+#: moves a token's lightness more than its colour.
+_LIGHTNESS_WEIGHT = 0.8
 _TOKEN_SPREAD = (8.0, 3.0, 3.0)
 #: The weight of the board's print's density against the stock print's, the larger of the
 #: two counting: a token may lie off its board's print (a glare, a shadow), and is then
@@ -446,6 +449,12 @@ def token_discs(
     return [(float(x), float(y), radius * px) for x, y in top]
 
 
+def _stock_variance(sigma: float, lightness_weight: float) -> np.ndarray:
+    """The variance per CIELAB channel of a token's colour round its kind's stock print, for
+    a spread of ``sigma`` in the distance that weighs lightness by ``lightness_weight``."""
+    return np.array([(sigma / lightness_weight) ** 2, sigma**2, sigma**2])
+
+
 def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarray:
     """CIELAB distance (lightness weighted) of ``colour`` from each kind's printed colour,
     in the order of :data:`PRINTED`."""
@@ -453,7 +462,9 @@ def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarra
     return np.sqrt((lightness_weight * diff[:, 0]) ** 2 + diff[:, 1] ** 2 + diff[:, 2] ** 2)
 
 
-def colour_rival(colour: np.ndarray, lightness_weight: float = 0.8) -> tuple[str, float]:
+def colour_rival(
+    colour: np.ndarray, lightness_weight: float = _LIGHTNESS_WEIGHT
+) -> tuple[str, float]:
     """The kind whose printed colour is the next nearest to ``colour`` (CIELAB) after the
     nearest, and how many times farther it lies (>= 1).
 
@@ -468,9 +479,9 @@ def colour_rival(colour: np.ndarray, lightness_weight: float = 0.8) -> tuple[str
 
 def kind_scores(
     colour: np.ndarray,
-    sigma: float = 11.0,
+    sigma: float = _STOCK_SPREAD,
     fit: float = 3.0,
-    lightness_weight: float = 0.8,
+    lightness_weight: float = _LIGHTNESS_WEIGHT,
     inked: bool | None = None,
     board: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, float]:
@@ -492,7 +503,7 @@ def kind_scores(
     if float(d.min()) > fit * sigma:
         return {}
     like = np.exp(-0.5 * (d / sigma) ** 2) + 1e-12
-    stock = np.array([(sigma / lightness_weight) ** 2, sigma**2, sigma**2])
+    stock = _stock_variance(sigma, lightness_weight)
     for k, (centre, var) in (board or {}).items():
         # Densities: a print known more sharply than the stock one is as much more likely
         # where a token shows it. A token off its board's print (a glare, a shadow, the
@@ -1466,8 +1477,7 @@ def _board_prints(
     token's scatter round its print (:data:`_TOKEN_SPREAD`): a side never vouches for
     itself. Returned as (mean, variance of a new token's colour round it) per CIELAB
     channel, for the sides of ``sites`` that have any."""
-    # The stock print's spread as kind_scores has it: lightness at 0.8 weight.
-    stock = np.array([(_STOCK_SPREAD / 0.8) ** 2, _STOCK_SPREAD**2, _STOCK_SPREAD**2])
+    stock = _stock_variance(_STOCK_SPREAD, _LIGHTNESS_WEIGHT)
     scatter = np.array(_TOKEN_SPREAD, float) ** 2
     out: dict[Site, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for k, count in kinds.items():
@@ -1493,7 +1503,7 @@ def _exposed(colour: np.ndarray, gain: float) -> np.ndarray:
 def _exposure(
     colours: Sequence[np.ndarray],
     slots: Sequence[str],
-    sigma: float = 11.0,
+    sigma: float = _STOCK_SPREAD,
     spread: float = 0.25,
     fit: float = 3.0,
 ) -> float:
@@ -1508,7 +1518,9 @@ def _exposure(
         gain = float(math.exp(log_gain))
         shifted = np.array([_exposed(c, gain) for c in colours], np.float32)
         diff = shifted[:, None, :] - printed[None, :, :]
-        d2 = ((0.8 * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2) / sigma**2
+        d2 = (
+            (_LIGHTNESS_WEIGHT * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2
+        ) / sigma**2
         cost = 0.5 * np.minimum(d2, fit**2)
         rows, cols = linear_sum_assignment(cost)
         total = float(cost[rows, cols].sum()) + 0.5 * (log_gain / spread) ** 2
