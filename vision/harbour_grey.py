@@ -141,13 +141,19 @@ def grey_icon(
     )
 
 
+# The cues that tell the three grey icons apart (layout E's figures in ore_and_wool): the
+# least green pixels round the sheep, the elongation from which an icon lies along the side
+# like the rocks, and the share of brown that parts the logs from the rocks.
+_GRASS, _LYING, _BROWN = 8, 1.35, 0.1
+
+
 def ore_and_wool(
     icons: Sequence[GreyIcon],
-    least: int = 8,
+    least: int = _GRASS,
     ratio: float = 2.0,
     wider: float = 1.2,
-    lying: float = 1.35,
-    rock_warm: float = 0.1,
+    lying: float = _LYING,
+    rock_warm: float = _BROWN,
 ) -> tuple[int, int] | None:
     """Which of the grey icons are the rocks and the sheep (indices), or None when the cues
     do not say it.
@@ -190,7 +196,9 @@ def ore_and_wool(
     return (rocks[0], wool) if len(rocks) == 1 else None
 
 
-def is_logs(icon: GreyIcon, brown: float = 0.1, lying: float = 1.35, least: int = 8) -> bool:
+def is_logs(
+    icon: GreyIcon, brown: float = _BROWN, lying: float = _LYING, least: int = _GRASS
+) -> bool:
     """Can a grey icon be the logs? Brown in part (at least ``brown``: the rocks and the
     bushes printed on the beach have next to none), not lying along the side like the rocks
     (elongation below ``lying``), not on grass like the sheep (fewer than ``least`` green
@@ -203,7 +211,9 @@ def is_logs(icon: GreyIcon, brown: float = 0.1, lying: float = 1.35, least: int 
     return icon.warm >= brown and icon.elongation < lying and icon.grass < least
 
 
-def is_rocks(icon: GreyIcon, lying: float = 1.35, rock_warm: float = 0.1, least: int = 8) -> bool:
+def is_rocks(
+    icon: GreyIcon, lying: float = _LYING, rock_warm: float = _BROWN, least: int = _GRASS
+) -> bool:
     """Is a grey icon the rocks, seen alone? It lies along the side (elongation at least
     ``lying``), has no brown (at most ``rock_warm``) and stands on no grass (fewer than
     ``least`` green pixels): the cues :func:`ore_and_wool` tells the rocks by, without a
