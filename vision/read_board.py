@@ -45,9 +45,8 @@ from vision.terrain import (
     chip_light,
     chip_paper,
     classify_terrain,
-    disc_paper,
     hex_features,
-    off_paper,
+    stray_discs,
 )
 
 log = logging.getLogger(__name__)
@@ -816,31 +815,6 @@ def _joint_confidences(
 _NEGLIGIBLE = 1e-3
 
 
-def _not_paper(
-    top: np.ndarray, reg: Registration, discs: dict[Hex, tuple[float, float, float]]
-) -> set[Hex]:
-    """The hexes whose disc was found by the reader alone (not among registration's chips)
-    and shows no chip paper: its colour off the paper of registration's chips
-    (:func:`vision.terrain.off_paper`). Such a disc is a circle on the art (a sheep on a
-    pasture: bench vision --real-hands 4 seed 4, vieja_F_0's composite 3, whose pasture 11
-    was read off a sheep 67 pixels from the chip as 4 at 0.96), and the chip reader finds
-    numeral-like ink on any crop."""
-    board = [disc_paper(top, discs[h]) for h in reg.chip_hexes if h in discs]
-    colours = np.array([c for _, c in filter(None, board)])
-    if len(colours) < _MIN_PAPERS:
-        return set()
-    own = {h: disc_paper(top, d) for h, d in discs.items() if h not in reg.chip_hexes}
-    seen = [(h, found[1]) for h, found in own.items() if found is not None]
-    if not seen:
-        return set()
-    off = off_paper(np.array([c for _, c in seen]), colours)
-    return {h for (h, _), o in zip(seen, off, strict=True) if o}
-
-
-#: The fewest registration chips whose paper tells the board's (see _not_paper).
-_MIN_PAPERS = 5
-
-
 def _read_chips(
     image: np.ndarray | None,
     top: np.ndarray,
@@ -878,7 +852,7 @@ def _read_chips(
     # unread (see _ink_colour); None until measured or when it cannot be told.
     red: list[bool | None] = []
     hidden: list[bool] = []
-    strays = _not_paper(top, reg, discs)
+    strays = stray_discs(top, discs, reg.chip_hexes)
     for i, h in enumerate(reg.hexes):
         if terrain[i].terrain in _CHIPLESS or h in no_chip:
             continue

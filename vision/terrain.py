@@ -29,7 +29,7 @@ Method
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -285,6 +285,31 @@ def off_paper(colours: np.ndarray, board: np.ndarray) -> np.ndarray:
         return np.log((c[:, [0, 2]] + 1.0) / (c[:, [1]] + 1.0))
 
     return np.abs(hue(colours) - np.median(hue(board), axis=0)).max(axis=1) > _PAPER_HUE
+
+
+def stray_discs(
+    top: np.ndarray,
+    discs: Mapping[Hex, tuple[float, float, float]],
+    trusted: Collection[Hex],
+) -> set[Hex]:
+    """The hexes whose disc (``x, y, radius`` in top-view pixels) was found by the chip reader
+    alone (not among the ``trusted`` hexes, registration's chips) and shows no chip paper:
+    its colour off the trusted discs' paper (:func:`off_paper`). Such a disc is a circle on
+    the art (a sheep on a pasture: bench vision --real-hands 4 seed 4, vieja_F_0's
+    composite 3, whose pasture 11 was read off a sheep 67 pixels from the chip as 4 at
+    0.96), and the chip reader finds numeral-like ink on any crop. With fewer than
+    :data:`_MIN_CHIPS` trusted papers the board's paper is not known and none is ruled out.
+    """
+    board = [disc_paper(top, discs[h]) for h in trusted if h in discs]
+    colours = np.array([c for _, c in filter(None, board)])
+    if len(colours) < _MIN_CHIPS:
+        return set()
+    own = {h: disc_paper(top, d) for h, d in discs.items() if h not in trusted}
+    seen = [(h, found[1]) for h, found in own.items() if found is not None]
+    if not seen:
+        return set()
+    off = off_paper(np.array([c for _, c in seen]), colours)
+    return {h for (h, _), o in zip(seen, off, strict=True) if o}
 
 
 def board_paper(paper: np.ndarray) -> float | None:

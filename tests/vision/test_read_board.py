@@ -646,25 +646,3 @@ def test_a_hand_reaching_into_a_hex_caps_its_reading_but_not_the_sea_a_known_map
     given = np.array([False, False, False, True])
     capped = [t.confidence for t in _partly_capped(sure, cover, given)]
     assert capped == [0.97, _PARTLY_CONFIDENCE, _PARTLY_CONFIDENCE, 1.0]
-
-
-def test_a_disc_the_reader_found_on_the_art_is_no_chip() -> None:
-    # Registration's chips give the board's paper; a disc the reader found alone (a Hough
-    # circle on a pasture's sheep under a hand's change of the lattice: bench vision
-    # --real-hands 4 seed 4, vieja_F_0, whose 11 was read off the sheep as 4 at 0.96) whose
-    # colour is the grass's is not read as a chip, and one of the paper's is.
-    from vision.read_board import _not_paper
-    from vision.register import Registration
-
-    top = np.full((200, 400, 3), (60, 150, 90), np.uint8)
-    hexes = [(q, 0) for q in range(8)]
-    discs = {}
-    for q, h in enumerate(hexes):
-        x, y = 40 + 45 * q, 100
-        paper = (90, 185, 170) if h == (6, 0) else (200, 225, 235)  # (6, 0): sheep on grass
-        cv2.circle(top, (x, y), 15, paper, -1)
-        discs[h] = (float(x), float(y), 15.0)
-    reg = Registration("base", hexes, np.eye(3), set(hexes[:6]))
-    assert _not_paper(top, reg, discs) == {(6, 0)}
-    # Too few registration chips to know the board's paper: nothing is ruled out.
-    assert _not_paper(top, replace(reg, chip_hexes=set(hexes[:3])), discs) == set()

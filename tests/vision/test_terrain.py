@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import cv2
 import numpy as np
 import pytest
 
@@ -19,6 +20,7 @@ from vision.terrain import (
     classify_terrain,
     hex_features,
     lab_to_bgr,
+    stray_discs,
 )
 
 
@@ -100,8 +102,6 @@ def test_seafarers_terrain_is_read_against_the_boards_own_print() -> None:
 
 
 def test_chip_light_is_each_chips_paper_against_the_boards() -> None:
-    import cv2
-
     px = 30.0
     hexes = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (3, 0)]
     top = np.full((200, 320, 3), (60, 150, 90), np.uint8)
@@ -127,7 +127,6 @@ def test_chip_light_is_each_chips_paper_against_the_boards() -> None:
 def test_a_disc_of_sea_taken_for_a_chip_gives_its_hex_no_light() -> None:
     # bench vision seed 37, render 74: registration found a "chip" on open sea; its blue,
     # read as paper, said the hex lay in a deep shadow (light 0.57).
-    import cv2
 
     px = 30.0
     hexes = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (3, 0)]
@@ -164,7 +163,6 @@ def test_impossible_counts_fall_back_to_free_choice() -> None:
 
 def test_hex_features_measure_each_hex_ring() -> None:
     # A synthetic top view: each hex painted one flat colour, a white chip in the middle.
-    import cv2
 
     px = 30.0
     hexes = [(0, 0), (1, 0)]
@@ -366,3 +364,23 @@ def test_a_disc_beyond_the_view_has_no_paper() -> None:
     assert disc_paper(top, (100.0, 5.0, 4.0)) is None
     grey, colour = disc_paper(top, (15.0, 10.0, 6.0))
     assert grey == 200.0 and colour.tolist() == [200.0, 200.0, 200.0]
+
+
+def test_a_disc_the_reader_found_on_the_art_is_no_chip() -> None:
+    # Registration's chips give the board's paper; a disc the reader found alone (a Hough
+    # circle on a pasture's sheep under a hand's change of the lattice: bench vision
+    # --real-hands 4 seed 4, vieja_F_0, whose 11 was read off the sheep as 4 at 0.96) whose
+    # colour is the grass's is a stray, and one of the paper's is not.
+    top = np.full((200, 400, 3), (60, 150, 90), np.uint8)
+    hexes = [(q, 0) for q in range(8)]
+    discs = {}
+    for q, h in enumerate(hexes):
+        x, y = 40 + 45 * q, 100
+        paper = (90, 185, 170) if h == (6, 0) else (200, 225, 235)  # (6, 0): sheep on grass
+        cv2.circle(top, (x, y), 15, paper, -1)
+        discs[h] = (float(x), float(y), 15.0)
+    assert stray_discs(top, discs, set(hexes[:6])) == {(6, 0)}
+    # Too few trusted chips to know the board's paper: nothing is ruled out.
+    assert stray_discs(top, discs, set(hexes[:3])) == set()
+    # A disc beyond the view shows no paper and is not ruled out by it.
+    assert stray_discs(top, discs | {(9, 0): (900.0, 100.0, 15.0)}, set(hexes[:6])) == {(6, 0)}
