@@ -455,11 +455,16 @@ def _stock_variance(sigma: float, lightness_weight: float) -> np.ndarray:
     return np.array([(sigma / lightness_weight) ** 2, sigma**2, sigma**2])
 
 
+def _weighted_square(diff: np.ndarray, lightness_weight: float) -> np.ndarray:
+    """The squared CIELAB distance of differences ``diff`` (..., 3), lightness weighted."""
+    return (lightness_weight * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2
+
+
 def _printed_distances(colour: np.ndarray, lightness_weight: float) -> np.ndarray:
     """CIELAB distance (lightness weighted) of ``colour`` from each kind's printed colour,
     in the order of :data:`PRINTED`."""
     diff = np.array(list(PRINTED.values()), np.float32) - colour.astype(np.float32)
-    return np.sqrt((lightness_weight * diff[:, 0]) ** 2 + diff[:, 1] ** 2 + diff[:, 2] ** 2)
+    return np.sqrt(_weighted_square(diff, lightness_weight))
 
 
 def colour_rival(
@@ -1518,9 +1523,7 @@ def _exposure(
         gain = float(math.exp(log_gain))
         shifted = np.array([_exposed(c, gain) for c in colours], np.float32)
         diff = shifted[:, None, :] - printed[None, :, :]
-        d2 = (
-            (_LIGHTNESS_WEIGHT * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2
-        ) / sigma**2
+        d2 = _weighted_square(diff, _LIGHTNESS_WEIGHT) / sigma**2
         cost = 0.5 * np.minimum(d2, fit**2)
         rows, cols = linear_sum_assignment(cost)
         total = float(cost[rows, cols].sum()) + 0.5 * (log_gain / spread) ** 2
