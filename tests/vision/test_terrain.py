@@ -127,7 +127,6 @@ def test_chip_light_is_each_chips_paper_against_the_boards() -> None:
 def test_a_disc_of_sea_taken_for_a_chip_gives_its_hex_no_light() -> None:
     # bench vision seed 37, render 74: registration found a "chip" on open sea; its blue,
     # read as paper, said the hex lay in a deep shadow (light 0.57).
-
     px = 30.0
     hexes = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (3, 0)]
     top = np.full((200, 320, 3), (60, 150, 90), np.uint8)
@@ -163,7 +162,6 @@ def test_impossible_counts_fall_back_to_free_choice() -> None:
 
 def test_hex_features_measure_each_hex_ring() -> None:
     # A synthetic top view: each hex painted one flat colour, a white chip in the middle.
-
     px = 30.0
     hexes = [(0, 0), (1, 0)]
     plane_to_top = np.array([[px, 0, 60.0], [0, px, 60.0], [0, 0, 1]])
